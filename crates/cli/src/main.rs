@@ -1,0 +1,49 @@
+//! `retroprof`: one binary, one subcommand per tool.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "retroprof",
+    version,
+    about = "Profiling toolkit for retro consoles and old PCs",
+    long_about = "retroprof profiles Mega Drive games in a cycle-exact emulator (frame budget, \
+                  dropped frames, DMA), analyses allocation logs, and symbolises program-counter \
+                  histograms taken on real hardware."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Replay an allocation log: leaks, peak, churn, size histogram, memory map picture.
+    Heap(cmd::heap::HeapArgs),
+    /// Turn program-counter histograms and a linker map into a per-function profile.
+    Samples(cmd::samples::SamplesArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => {
+            use clap::CommandFactory;
+            let _ = Cli::command().print_help();
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Command::Heap(args)) => cmd::heap::run(args),
+        Some(Command::Samples(args)) => cmd::samples::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            cmd::exit_code_for(&err)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The contract between the 68000 core and the machine around it.
+//!
+//! The core is generic over [`Bus`] and [`Observer`]; both are monomorphised,
+//! so a no-op observer compiles to nothing. Times are in 68000 clock cycles
+//! counted from the core's creation (`u64`, never wraps in practice). A bus
+//! access starts at the time given in `now`; a normal access takes 4 cycles,
+//! and the bus may ask for more by returning a wait (extra cycles), which the
+//! core adds before its next bus activity, so later accesses in the same
+//! instruction see the right time.
+//!
+//! This file is the interface the Mega Drive crate and the conformance
+//! runner build on. Methods may be added with default bodies; existing ones
+//! are not renamed.
+
+/// 68000 function codes (FC2..FC0) as they appear on the bus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum FunctionCode {
+    UserData = 1,
+    UserProgram = 2,
+    SupervisorData = 5,
+    SupervisorProgram = 6,
+    InterruptAck = 7,
+}
+
+/// Result of a bus read: the value and the extra wait cycles the bus imposed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Read<T> {
+    pub data: T,
+    /// Extra cycles beyond the normal 4-cycle bus cycle (wait states).
+    pub wait: u32,
+    /// The bus asserted BERR: the core takes a bus error exception.
+    pub bus_error: bool,
+}
+
+impl<T> Read<T> {
+    #[inline(always)]
+    pub fn ok(data: T) -> Self {
+        Read {
+            data,
+            wait: 0,
+            bus_error: false,
+        }
+    }
+}
+
+/// Result of a bus write: extra wait cycles, bus error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Write {
+    pub wait: u32,
+    pub bus_error: bool,
+}
+
+impl Write {
+    pub const OK: Write = Write {
+        wait: 0,
+        bus_error: false,
+    };
+}
+
+/// Answer to an interrupt acknowledge cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntAck {
+    /// VPA asserted: vector 24 + level.
+    Autovector,
+    /// A device put a vector number on the bus.
+    Vector(u8),
+    /// BERR during acknowledge: spurious interrupt (vector 24).
+    Spurious,
+}
+
+/// What the host tells the core at each instruction boundary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Boundary {
+    /// Extra cycles to charge before the next instruction (e.g. DRAM refresh
+    /// delay, or time the CPU was frozen by the host). Charged to the
+    /// instruction just finished.
+    pub extra: u32,
+    /// Current interrupt priority level on IPL0-2 (0 = none, 7 = NMI).
+    pub ipl: u8,
+}
+
+/// The machine seen by the 68000. Addresses are 24-bit (the core masks).
+/// Word accesses are always to even addresses (the core raises address
+/// errors itself before touching the bus).
+pub trait Bus {
+    fn read_byte(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u8>;
+    fn read_word(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u16>;
+    fn write_byte(&mut self, addr: u32, data: u8, fc: FunctionCode, now: u64) -> Write;
+    fn write_word(&mut self, addr: u32, data: u16, fc: FunctionCode, now: u64) -> Write;
+
+    /// Called at every instruction boundary (before the next instruction
+    /// starts, and before interrupts are sampled). Monomorphised: keep it
+    /// cheap. Default: no extra cycles, no interrupt.
+    #[inline(always)]
+    fn boundary(&mut self, _now: u64) -> Boundary {
+        Boundary::default()
+    }
+
+    /// Interrupt acknowledge for `level` (1-7). Default: autovector.
+    #[inline(always)]
+    fn interrupt_ack(&mut self, _level: u8, _now: u64) -> IntAck {
+        IntAck::Autovector
+    }
+
+    /// The RESET instruction asserted the RESET line.
+    #[inline(always)]
+    fn reset_instruction(&mut self, _now: u64) {}
+
+    /// Whether TAS writes its result back (false on the Mega Drive, whose
+    /// bus arbiter ignores the read-modify-write cycle's write).
+    #[inline(always)]
+    fn tas_writeback(&self) -> bool {
+        true
+    }
+
+    /// The CPU halted (double bus fault). It stays halted until reset.
+    #[inline(always)]
+    fn halted(&mut self, _now: u64) {}
+}
+
+/// Kinds of exception the observer is told about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExceptionKind {
+    Reset,
+    BusError,
+    AddressError,
+    IllegalInstruction,
+    ZeroDivide,
+    Chk,
+    Trapv,
+    PrivilegeViolation,
+    Trace,
+    LineA,
+    LineF,
+    /// Interrupt at this level (1-7).
+    Interrupt(u8),
+    /// TRAP #n.
+    Trap(u8),
+}
+
+/// A profiler's view of the core. Every method has an empty default body;
+/// the unit type `()` implements it as a no-op, which compiles to nothing.
+pub trait Observer {
+    /// An instruction that started at `pc` finished; `cycles` is its full
+    /// cost including bus waits and the boundary's `extra` cycles.
+    #[inline(always)]
+    fn instruction(&mut self, _pc: u32, _cycles: u32) {}
+
+    /// Exception processing (including interrupt entry) for `kind` through
+    /// `vector` took `cycles`; execution continues at `handler`.
+    #[inline(always)]
+    fn exception(&mut self, _kind: ExceptionKind, _vector: u8, _handler: u32, _cycles: u32) {}
+
+    /// JSR/BSR from the instruction at `from_pc` to `target`; `return_addr`
+    /// was pushed at `sp` (the new stack pointer).
+    #[inline(always)]
+    fn call(&mut self, _from_pc: u32, _target: u32, _return_addr: u32, _sp: u32) {}
+
+    /// RTS/RTR/RTE at `from_pc` returning to `target`; `sp` is the stack
+    /// pointer after the return.
+    #[inline(always)]
+    fn ret(&mut self, _from_pc: u32, _target: u32, _sp: u32) {}
+}
+
+impl Observer for () {}
