@@ -1,1 +1,76 @@
-//! retroprof-symbols
+//! Symbol tables for retroprof: nm listings (SGDK `symbol.txt`), ELF with
+//! DWARF lines and inlining, and linker maps (module [`maps`]).
+//!
+//! [`SymbolTable`] is sorted by address and answers look-ups by binary
+//! search; hot paths build a dense index from it once (contract; the
+//! parsers are being written).
+
+/// What kind of symbol (nm's type letters, folded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SymbolKind {
+    /// Code (`T`, `t`, `W` on text, a public in a CODE segment).
+    Text,
+    /// Initialised data (`D`, `d`, `R`, `r`).
+    Data,
+    /// Uninitialised data (`B`, `b`, `C`).
+    Bss,
+    /// Absolute (`a`, `A`, `Abs` rows in maps).
+    Absolute,
+    Other,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: String,
+    /// Linear address (for segmented maps: segment * 16 + offset).
+    pub addr: u64,
+    /// Size in bytes when the source gives it (ELF); otherwise the symbol
+    /// ends where the next symbol of the same kind starts.
+    pub size: Option<u64>,
+    pub kind: SymbolKind,
+    /// Global (`T`) or local (`t`) binding.
+    pub global: bool,
+    /// Module / object file, when the map gives one.
+    pub module: Option<String>,
+    /// Source file and line, when given (`nm -l`, DWARF).
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+/// Symbols sorted by address (ties broken by name), binary-searched.
+#[derive(Clone, Debug, Default)]
+pub struct SymbolTable {
+    symbols: Vec<Symbol>,
+}
+
+impl SymbolTable {
+    /// Build from symbols in any order; sorts by (addr, name).
+    pub fn new(mut symbols: Vec<Symbol>) -> Self {
+        symbols.sort_by(|a, b| a.addr.cmp(&b.addr).then_with(|| a.name.cmp(&b.name)));
+        SymbolTable { symbols }
+    }
+
+    pub fn symbols(&self) -> &[Symbol] {
+        &self.symbols
+    }
+
+    pub fn len(&self) -> usize {
+        self.symbols.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.symbols.is_empty()
+    }
+
+    /// The last symbol of kind `kind` whose address is <= `addr`, by binary
+    /// search; `None` when `addr` is before every such symbol or past the end
+    /// of a sized symbol.
+    pub fn lookup(&self, addr: u64, kind: SymbolKind) -> Option<&Symbol> {
+        let idx = self.symbols.partition_point(|s| s.addr <= addr);
+        let sym = self.symbols[..idx].iter().rev().find(|s| s.kind == kind)?;
+        match sym.size {
+            Some(size) if size > 0 && addr >= sym.addr + size => None,
+            _ => Some(sym),
+        }
+    }
+}
