@@ -5,6 +5,8 @@
 //! search; hot paths build a dense index from it once (contract; the
 //! parsers are being written).
 
+pub mod maps;
+
 /// What kind of symbol (nm's type letters, folded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SymbolKind {
