@@ -114,6 +114,13 @@ pub trait Bus {
         true
     }
 
+    /// The core detected an address error on an access it was about to make
+    /// (odd address for a word/long access): the real chip starts the bus
+    /// cycle without asserting AS. Nothing is read or written; this exists
+    /// so that a recording bus (the conformance runner) sees the attempt.
+    #[inline(always)]
+    fn address_error(&mut self, _addr: u32, _fc: FunctionCode, _is_write: bool, _now: u64) {}
+
     /// The CPU halted (double bus fault). It stays halted until reset.
     #[inline(always)]
     fn halted(&mut self, _now: u64) {}
