@@ -22,6 +22,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run a Mega Drive ROM headless (scripted pads, screenshots) and report its speed.
+    Run(cmd::run::RunArgs),
     /// Replay an allocation log: leaks, peak, churn, size histogram, memory map picture.
     Heap(cmd::heap::HeapArgs),
     /// Turn program-counter histograms and a linker map into a per-function profile.
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Some(Command::Heap(args)) => cmd::heap::run(args),
+        Some(Command::Run(args)) => cmd::run::run(args),
         Some(Command::Samples(args)) => cmd::samples::run(args),
     };
     match result {

@@ -124,6 +124,16 @@ pub trait Bus {
     /// The CPU halted (double bus fault). It stays halted until reset.
     #[inline(always)]
     fn halted(&mut self, _now: u64) {}
+
+    /// While the CPU is stopped (STOP instruction) nothing happens on its
+    /// side until an interrupt: the core asks the bus for the earliest time
+    /// at which the interrupt level may change and jumps there instead of
+    /// spinning. Default: `u64::MAX`, "not known" (the core then jumps to the
+    /// run target of `run_until`, or advances 4 cycles per `step`).
+    #[inline(always)]
+    fn next_event(&mut self, _now: u64) -> u64 {
+        u64::MAX
+    }
 }
 
 /// Kinds of exception the observer is told about.

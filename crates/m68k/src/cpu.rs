@@ -1,8 +1,8 @@
-//! The CPU state and its public API. (Placeholder body: the core is being
-//! written; the API below is the contract the conformance runner and the
-//! Mega Drive crate use.)
+//! The CPU state and its public API.
 
 use crate::bus::{Bus, Observer};
+use crate::core::{Ctx, S_BIT, SR_MASK, T_BIT};
+use crate::decode::{self, Op};
 
 /// Programmer-visible state, in the layout of the single-step tests.
 ///
@@ -30,10 +30,71 @@ pub enum Stop {
     Halted,
 }
 
-#[derive(Clone, Debug, Default)]
+/// A 68000.
+#[derive(Clone, Debug)]
 pub struct Cpu {
-    regs: Registers,
-    cycles: u64,
+    pub(crate) d: [u32; 8],
+    /// a0-a7 with a7 the active stack pointer.
+    pub(crate) a: [u32; 8],
+    /// The inactive stack pointer (USP in supervisor mode, SSP in user mode).
+    pub(crate) other_sp: u32,
+    pub(crate) sr: u16,
+    pub(crate) pc: u32,
+    pub(crate) ird: u16,
+    pub(crate) irc: u16,
+    pub(crate) cycles: u64,
+    pub(crate) halted: bool,
+    pub(crate) stopped: bool,
+    /// A trace exception is due before the next instruction.
+    pub(crate) trace_pending: bool,
+    /// Interrupt level sampled at the last boundary.
+    pub(crate) ipl: u8,
+    /// Previous level, for the edge-triggered level 7.
+    pub(crate) last_ipl: u8,
+    pub(crate) nmi_pending: bool,
+    /// Address of the instruction being executed.
+    pub(crate) inst_pc: u32,
+    /// Adjustment of the PC pushed in a group-0 frame relative to `pc - 2`
+    /// (the hardware pushes its internal PC register, which some microcode
+    /// sequences have already advanced or not yet advanced).
+    pub(crate) fault_pc_adj: i8,
+    /// Cycles spent in exception entry during the current step (reported to
+    /// the observer separately from the instruction's own cycles).
+    pub(crate) exc_cycles: u64,
+    /// (An)+ register of a pending long read (undone if the read faults).
+    pub(crate) pi_reg: u8,
+    pub(crate) pi_old: u32,
+    /// Opcode of the instruction being executed (IR).
+    pub(crate) cur_op: u16,
+    table: &'static [Op],
+}
+
+impl Default for Cpu {
+    fn default() -> Self {
+        Cpu {
+            d: [0; 8],
+            a: [0; 8],
+            other_sp: 0,
+            sr: 0x2700,
+            pc: 0,
+            ird: 0,
+            irc: 0,
+            cycles: 0,
+            halted: false,
+            stopped: false,
+            trace_pending: false,
+            ipl: 0,
+            last_ipl: 0,
+            nmi_pending: false,
+            inst_pc: 0,
+            fault_pc_adj: 0,
+            exc_cycles: 0,
+            pi_reg: 0xFF,
+            pi_old: 0,
+            cur_op: 0,
+            table: decode::table(),
+        }
+    }
 }
 
 impl Cpu {
@@ -46,34 +107,186 @@ impl Cpu {
         self.cycles
     }
 
+    /// Whether the CPU is halted (double bus fault).
+    pub fn is_halted(&self) -> bool {
+        self.halted
+    }
+
+    /// Whether the CPU is stopped by STOP, waiting for an interrupt.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped
+    }
+
     pub fn registers(&self) -> Registers {
-        self.regs
+        let mut a = [0; 7];
+        a.copy_from_slice(&self.a[..7]);
+        let (usp, ssp) = if self.sr & S_BIT != 0 {
+            (self.other_sp, self.a[7])
+        } else {
+            (self.a[7], self.other_sp)
+        };
+        Registers {
+            d: self.d,
+            a,
+            usp,
+            ssp,
+            sr: self.sr,
+            pc: self.pc,
+            prefetch: [self.ird, self.irc],
+        }
     }
 
     /// Load a full state (registers and prefetch queue), as the tests do.
+    /// Clears any pending trace, STOP or halt state.
     pub fn set_registers(&mut self, regs: &Registers) {
-        self.regs = *regs;
+        self.d = regs.d;
+        self.a[..7].copy_from_slice(&regs.a);
+        self.sr = regs.sr & SR_MASK;
+        if self.sr & S_BIT != 0 {
+            self.a[7] = regs.ssp;
+            self.other_sp = regs.usp;
+        } else {
+            self.a[7] = regs.usp;
+            self.other_sp = regs.ssp;
+        }
+        self.pc = regs.pc;
+        self.ird = regs.prefetch[0];
+        self.irc = regs.prefetch[1];
+        self.halted = false;
+        self.stopped = false;
+        self.trace_pending = false;
+        self.nmi_pending = false;
+    }
+
+    /// Set the time counter (e.g. to align with a host clock).
+    pub fn set_cycles(&mut self, cycles: u64) {
+        self.cycles = cycles;
+    }
+
+    /// Set SR, swapping the stack pointers when S changes.
+    pub(crate) fn set_sr(&mut self, sr: u16) {
+        let sr = sr & SR_MASK;
+        if (sr ^ self.sr) & S_BIT != 0 {
+            std::mem::swap(&mut self.a[7], &mut self.other_sp);
+        }
+        self.sr = sr;
     }
 
     /// Power-on reset: reads SSP and PC from vectors 0 and 1, fills the
     /// prefetch queue.
-    pub fn reset<B: Bus>(&mut self, _bus: &mut B) {}
+    pub fn reset<B: Bus>(&mut self, bus: &mut B) {
+        self.halted = false;
+        self.stopped = false;
+        self.trace_pending = false;
+        self.nmi_pending = false;
+        let mut o = ();
+        let mut cx = Ctx {
+            c: self,
+            b: bus,
+            o: &mut o,
+        };
+        cx.reset_exception();
+    }
 
     /// Execute exactly one instruction (or one exception entry / interrupt,
-    /// or one STOP wait step); returns the cycles it took.
-    pub fn step<B: Bus, O: Observer>(&mut self, _bus: &mut B, _obs: &mut O) -> u32 {
-        0
+    /// or one STOP wait step); returns the cycles it took (0 when halted).
+    pub fn step<B: Bus, O: Observer>(&mut self, bus: &mut B, obs: &mut O) -> u32 {
+        if self.halted {
+            return 0;
+        }
+        let start = self.cycles;
+        let mut cx = Ctx {
+            c: self,
+            b: bus,
+            o: obs,
+        };
+        cx.step(u64::MAX);
+        (cx.c.cycles - start) as u32
     }
 
     /// Run instructions until `cycles() >= target` at an instruction
     /// boundary, or the CPU halts.
     pub fn run_until<B: Bus, O: Observer>(&mut self, bus: &mut B, obs: &mut O, target: u64) -> Stop {
-        while self.cycles < target {
-            let c = self.step(bus, obs);
-            if c == 0 {
+        let mut cx = Ctx {
+            c: self,
+            b: bus,
+            o: obs,
+        };
+        while cx.c.cycles < target {
+            if cx.c.halted {
                 return Stop::Halted;
             }
+            cx.step(target);
         }
-        Stop::Target
+        if cx.c.halted {
+            Stop::Halted
+        } else {
+            Stop::Target
+        }
+    }
+}
+
+impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+    /// One step: a pending trace or interrupt entry, a STOP wait, or one
+    /// instruction followed by its boundary.
+    #[inline(always)]
+    fn step(&mut self, target: u64) {
+        if self.c.trace_pending {
+            self.c.trace_pending = false;
+            self.trace_exception();
+            return;
+        }
+        let level = self.c.ipl;
+        if level > ((self.c.sr >> 8) & 7) as u8 || self.c.nmi_pending {
+            self.c.nmi_pending = false;
+            if level > 0 {
+                self.interrupt(level);
+                return;
+            }
+        }
+        if self.c.stopped {
+            // Nothing to do until an interrupt: jump to the next event the
+            // bus knows of (bounded by the run target) instead of spinning.
+            let now = self.c.cycles;
+            let next = self.b.next_event(now).min(target);
+            let next = if next <= now || next == u64::MAX { now + 4 } else { next };
+            self.c.cycles = next;
+            self.boundary(now, None);
+            return;
+        }
+        let start = self.c.cycles;
+        let pc = self.c.pc.wrapping_sub(4);
+        self.c.inst_pc = pc;
+        let tracing = self.c.sr & T_BIT != 0;
+        let op = self.c.ird;
+        self.c.cur_op = op;
+        let d = self.c.table.get(op as usize).copied().unwrap_or(Op::Illegal);
+        self.c.fault_pc_adj = 0;
+        self.c.exc_cycles = 0;
+        match self.exec(op, d) {
+            Ok(()) => {
+                if tracing && !self.c.halted {
+                    self.c.trace_pending = true;
+                }
+            }
+            Err(f) => self.group0(f),
+        }
+        let start = start + self.c.exc_cycles;
+        self.boundary(start, Some(pc));
+    }
+
+    #[inline(always)]
+    fn boundary(&mut self, start: u64, pc: Option<u32>) {
+        let bd = self.b.boundary(self.c.cycles);
+        self.c.cycles += bd.extra as u64;
+        if let Some(pc) = pc {
+            self.o.instruction(pc, (self.c.cycles - start) as u32);
+        }
+        let ipl = bd.ipl & 7;
+        if ipl == 7 && self.c.last_ipl != 7 {
+            self.c.nmi_pending = true;
+        }
+        self.c.last_ipl = ipl;
+        self.c.ipl = ipl;
     }
 }

@@ -1,8 +1,18 @@
 //! A cycle-exact Motorola 68000 core, generic over a [`Bus`] and an
 //! [`Observer`]. It knows nothing of any particular machine.
+//!
+//! Source layout: `cpu.rs` (state and public API), `core.rs` (bus access,
+//! prefetch queue, flags), `ea.rs` (effective addresses), `decode.rs` (the
+//! 64K-entry decode table), `exception.rs` (exception processing) and
+//! `ops/` (one file per instruction group).
 
 pub mod bus;
+mod core;
 pub mod cpu;
+mod decode;
+mod ea;
+mod exception;
+mod ops;
 
 pub use bus::{Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, Read, Write};
 pub use cpu::{Cpu, Registers, Stop};

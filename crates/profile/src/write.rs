@@ -1,48 +1,202 @@
-//! Writers for [`crate::StackProfile`] (contract; bodies being written).
+//! Writers for [`crate::StackProfile`].
 //!
 //! Each writer writes to any `std::io::Write`; [`atomic`] writes a file whole
 //! or not at all (temporary file in the same folder, then rename).
+//!
+//! All writers are deterministic: the same profile gives the same bytes (no
+//! hash-map iteration order, no timestamps; the gzip header of [`pprof`] has
+//! mtime 0).
+//!
+//! I/O errors raised while writing to a plain `Write` carry the path
+//! [`STREAM_PATH`]; [`atomic`] replaces it with the real file name.
+//!
+//! Frame labels (folded stacks and the flame graph) come from
+//! [`frame_label`]: the function name, `;` replaced by `:`, control
+//! characters (newline, tab, ...) replaced by a space, an empty name shown as
+//! `[unknown]`, and inlined frames suffixed `_[i]` (the convention of
+//! flamegraph.pl / `stackcollapse-perf.pl --inline`). With
+//! [`FoldedOptions::with_location`] the source location is appended as
+//! ` (file:line)` when the frame has one.
 
 use std::io::Write;
 
 use crate::{Error, StackProfile};
 
-fn todo_writer(what: &str) -> Error {
-    Error::Invalid(format!("the {what} writer is not built yet"))
+mod atomic;
+mod flamegraph;
+mod folded;
+mod json;
+mod pprof;
+mod speedscope;
+pub mod trace;
+
+pub use self::flamegraph::FlameGraphOptions;
+pub use self::folded::FoldedOptions;
+pub use self::pprof::PprofOptions;
+
+/// The `path` of an [`Error::Io`] raised while writing to a stream that has
+/// no file name; [`atomic`] replaces it with the file it was writing.
+pub const STREAM_PATH: &str = "<output stream>";
+
+pub(crate) fn io_err(source: std::io::Error) -> Error {
+    Error::Io {
+        path: STREAM_PATH.to_string(),
+        source,
+    }
+}
+
+/// Check that a profile is self-consistent: every sample has one value per
+/// value type and its frame indices exist; `value_index` (when given) names
+/// a value type.
+pub fn validate(p: &StackProfile, value_index: Option<usize>) -> Result<(), Error> {
+    if let Some(v) = value_index {
+        if v >= p.value_types.len() {
+            return Err(Error::Invalid(format!(
+                "value index {v} out of range: the profile has {} value type(s)",
+                p.value_types.len()
+            )));
+        }
+    }
+    if !p.value_types.is_empty() && p.default_value >= p.value_types.len() {
+        return Err(Error::Invalid(format!(
+            "default value index {} out of range: the profile has {} value type(s)",
+            p.default_value,
+            p.value_types.len()
+        )));
+    }
+    for (i, s) in p.samples.iter().enumerate() {
+        if s.values.len() != p.value_types.len() {
+            return Err(Error::Invalid(format!(
+                "sample {i} has {} value(s), expected {} (one per value type)",
+                s.values.len(),
+                p.value_types.len()
+            )));
+        }
+        if let Some(&bad) = s.stack.iter().find(|&&f| f as usize >= p.frames.len()) {
+            return Err(Error::Invalid(format!(
+                "sample {i} refers to frame {bad}, but the profile has {} frame(s)",
+                p.frames.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The label of a frame in folded stacks and flame graphs (see the module
+/// documentation for the escaping rules).
+pub fn frame_label(frame: &crate::Frame, with_location: bool) -> String {
+    let mut s = String::with_capacity(frame.name.len() + 8);
+    if frame.name.is_empty() {
+        s.push_str("[unknown]");
+    } else {
+        for c in frame.name.chars() {
+            s.push(sanitize_char(c));
+        }
+    }
+    if with_location {
+        if let Some(file) = &frame.file {
+            s.push_str(" (");
+            for c in file.chars() {
+                s.push(sanitize_char(c));
+            }
+            if let Some(line) = frame.line {
+                s.push(':');
+                s.push_str(&line.to_string());
+            }
+            s.push(')');
+        }
+    }
+    if frame.inlined {
+        s.push_str("_[i]");
+    }
+    s
+}
+
+fn sanitize_char(c: char) -> char {
+    match c {
+        ';' => ':',
+        c if c.is_control() => ' ',
+        c => c,
+    }
 }
 
 /// Brendan Gregg's folded stacks: `root;mid;leaf VALUE` per line, using
 /// value `value_index`, lines sorted for determinism.
-pub fn folded<W: Write>(_p: &StackProfile, _value_index: usize, _w: W) -> Result<(), Error> {
-    Err(todo_writer("folded"))
+///
+/// Identical stacks are merged (values added); stacks whose total is 0 are
+/// left out; a sample with an empty stack is written as `[no stack]`.
+pub fn folded<W: Write>(p: &StackProfile, value_index: usize, w: W) -> Result<(), Error> {
+    folded::write(p, value_index, &FoldedOptions::default(), w)
+}
+
+/// [`folded`] with options (source locations in labels).
+pub fn folded_with<W: Write>(
+    p: &StackProfile,
+    value_index: usize,
+    opts: &FoldedOptions,
+    w: W,
+) -> Result<(), Error> {
+    folded::write(p, value_index, opts, w)
 }
 
 /// Gzip-compressed pprof `profile.proto`.
-pub fn pprof<W: Write>(_p: &StackProfile, _w: W) -> Result<(), Error> {
-    Err(todo_writer("pprof"))
+///
+/// One pprof location per distinct physical frame + inline chain: a frame
+/// with `inlined == true` is folded into the location of the frame below it
+/// (its caller), as an extra `line` entry before the caller's, so locations
+/// list their lines innermost first as pprof expects. Location ids in samples
+/// are leaf first. Functions are keyed by (name, file).
+pub fn pprof<W: Write>(p: &StackProfile, w: W) -> Result<(), Error> {
+    pprof::write(p, &PprofOptions::default(), w)
+}
+
+/// [`pprof`] with optional period, duration and comments.
+pub fn pprof_with<W: Write>(p: &StackProfile, opts: &PprofOptions, w: W) -> Result<(), Error> {
+    pprof::write(p, opts, w)
 }
 
 /// speedscope JSON (sampled profile per value type).
-pub fn speedscope<W: Write>(_p: &StackProfile, _w: W) -> Result<(), Error> {
-    Err(todo_writer("speedscope"))
+///
+/// `shared.frames` are the profile's frames in order (so frame indices are
+/// the same); each value type becomes one `sampled` profile whose samples are
+/// root-first frame-index lists with their weights; samples whose value is 0
+/// or negative are left out of that profile. `activeProfileIndex` is the
+/// default value type.
+pub fn speedscope<W: Write>(p: &StackProfile, w: W) -> Result<(), Error> {
+    speedscope::write(p, w)
 }
 
 /// A self-contained flame graph SVG of value `value_index`.
 pub fn flamegraph_svg<W: Write>(
-    _p: &StackProfile,
-    _value_index: usize,
-    _title: &str,
-    _w: W,
+    p: &StackProfile,
+    value_index: usize,
+    title: &str,
+    w: W,
 ) -> Result<(), Error> {
-    Err(todo_writer("flame graph"))
+    flamegraph::write(p, value_index, title, &FlameGraphOptions::default(), w)
+}
+
+/// [`flamegraph_svg`] with layout options.
+pub fn flamegraph_svg_with<W: Write>(
+    p: &StackProfile,
+    value_index: usize,
+    title: &str,
+    opts: &FlameGraphOptions,
+    w: W,
+) -> Result<(), Error> {
+    flamegraph::write(p, value_index, title, opts, w)
 }
 
 /// Write `path` whole or not at all: the closure writes into a temporary
 /// file in the same folder, which is renamed over `path` on success.
 /// If `path` exists and `replace` is false, fails with [`Error::Exists`].
-pub fn atomic<F>(_path: &std::path::Path, _replace: bool, _f: F) -> Result<(), Error>
+///
+/// On any error (or a panic in the closure) the temporary file is removed
+/// and `path` is left as it was. I/O errors the closure reports with path
+/// [`STREAM_PATH`] are re-labelled with `path`.
+pub fn atomic<F>(path: &std::path::Path, replace: bool, f: F) -> Result<(), Error>
 where
     F: FnOnce(&mut dyn Write) -> Result<(), Error>,
 {
-    Err(todo_writer("atomic file"))
+    atomic::write(path, replace, f)
 }

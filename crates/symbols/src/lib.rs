@@ -2,10 +2,48 @@
 //! DWARF lines and inlining, and linker maps (module [`maps`]).
 //!
 //! [`SymbolTable`] is sorted by address and answers look-ups by binary
-//! search; hot paths build a dense index from it once (contract; the
-//! parsers are being written).
+//! search; hot paths build a dense [`FunctionIndex`] from it once.
+//! [`Symbols`] loads a table from an nm listing ([`Symbols::load_nm`]), an
+//! ELF file ([`Symbols::load_elf`], with DWARF when present) or finds the
+//! files that belong to a ROM ([`Symbols::find_for_rom`]).
 
+mod discover;
+mod elf;
+mod index;
 pub mod maps;
+pub mod nm;
+mod symbols;
+
+pub use elf::{CodeSection, DebugInfo, DwarfFrame, SourceLocation};
+pub use index::{
+    clone_base_name, Function, FunctionIndex, FunctionOrigin, IndexOptions, IndexRange,
+    InlineFrame, RangeSpec, BOUNDARY_MARKERS,
+};
+pub use symbols::{SymbolSource, Symbols};
+
+/// Errors from the symbol loaders and the index builder.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A malformed line in a text listing (1-based line number).
+    #[error("{path}:{line}: {msg}")]
+    Syntax {
+        path: String,
+        line: usize,
+        msg: String,
+    },
+    #[error("{path}: bad ELF file: {msg}")]
+    Elf { path: String, msg: String },
+    #[error("{path}: bad DWARF debug information: {msg}")]
+    Dwarf { path: String, msg: String },
+    #[error("function index: {0}")]
+    Index(String),
+}
 
 /// What kind of symbol (nm's type letters, folded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

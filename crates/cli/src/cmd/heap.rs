@@ -1,10 +1,313 @@
-//! `retroprof heap` (being written).
+//! `retroprof heap`: replay an allocation log.
 
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-#[derive(clap::Args, Debug)]
-pub struct HeapArgs {}
+use anyhow::Context;
+use retroprof_heap::memmap::{self, MapOptions};
+use retroprof_heap::output;
+use retroprof_heap::report::{self, TerminalOptions};
+use retroprof_heap::symbolize::SymbolFile;
+use retroprof_heap::{
+    At, DriveOptions, Grouping, LogReader, Replay, ReplayOptions, Span, Symbolizer,
+};
 
-pub fn run(_args: HeapArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`retroprof heap` is not built yet")
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+#[command(
+    about = "Replay an allocation log: leaks, peak, churn, size histogram, memory map picture",
+    long_about = "Replays an allocation log in order and reports what is live at any point: leaks \
+                  at the end, the peak and who held it, per call site figures, temporary \
+                  allocations, churn per frame or window, a size histogram with allocator \
+                  overhead, and anomalies (double frees, unknown pointers, overlaps, bad sizes, \
+                  malformed lines).\n\n\
+                  Input: the Daedalus tracker's lines ('Allocating 36 bytes - 09c40620 - RA is \
+                  08953a94', 'Freeing 09c3fce0 - RA is 08962374', with [] variants) with optional \
+                  'Frame N' markers, or retroprof's generic format ('alloc SIZE PTR CALLER \
+                  [frame=N] [time=T] [stack=A,B]', 'free PTR CALLER', 'frame N'; see \
+                  crates/heap/FORMAT.md). Plain or gzip, a file or '-' for standard input.\n\n\
+                  Exit codes: 0 done, 2 bad input or arguments (with --strict: a malformed line, \
+                  reported as FILE:LINE), 1 other errors."
+)]
+pub struct HeapArgs {
+    /// The allocation log (plain or gzip), or `-` for standard input.
+    pub log: PathBuf,
+
+    /// Symbols: an ELF file (symbols, DWARF lines, inlined frames) or an
+    /// nm listing / linker map.
+    #[arg(long, value_name = "FILE")]
+    pub symbols: Option<PathBuf>,
+
+    /// The logging machine: mips (call at RA-8) or m68k (RA-2 looked up).
+    /// Default: from the ELF header, the log's header, or mips for the
+    /// Daedalus tracker's lines.
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+
+    /// Group allocations by function, source line or return address.
+    #[arg(long, value_name = "HOW", default_value = "function")]
+    pub group: String,
+
+    /// Show the live set at a point: after event N, or `frame:N` (at the end
+    /// of frame N). The picture shows this point too.
+    #[arg(long, value_name = "EVENT|frame:N")]
+    pub at: Option<String>,
+
+    /// Temporary = freed within N events, or `frame:N` frames. Default:
+    /// within the same frame if the log has frame markers, else 1 event.
+    #[arg(long, value_name = "N|frame:N")]
+    pub temporary: Option<String>,
+
+    /// Churn per window of N events instead of per frame.
+    #[arg(long, value_name = "N")]
+    pub window: Option<u64>,
+
+    /// Allocator housekeeping bytes per block (SGDK's MEM_alloc: 2).
+    #[arg(long, value_name = "BYTES", default_value_t = 0)]
+    pub header: u64,
+
+    /// Allocator alignment of header + payload (SGDK: 2).
+    #[arg(long, value_name = "BYTES", default_value_t = 1)]
+    pub align: u64,
+
+    /// Sizes above this are anomalies and not tracked.
+    #[arg(long, value_name = "BYTES", default_value_t = 256 << 20)]
+    pub max_size: u64,
+
+    /// Address width in bits (allocations must end below 2^BITS).
+    #[arg(long, value_name = "BITS", default_value_t = 32)]
+    pub address_bits: u32,
+
+    /// A malformed line is an error (exit code 2, FILE:LINE) instead of an
+    /// anomaly.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// Rows per table in the report.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+
+    /// Colour: auto (only on a terminal), always, never.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub color: String,
+
+    /// Do not print the report (write only the files asked for).
+    #[arg(long, short)]
+    pub quiet: bool,
+
+    /// Write the memory map picture (PNG): the end state, or --at.
+    #[arg(long, value_name = "FILE")]
+    pub png: Option<PathBuf>,
+
+    /// Bytes per pixel of the picture (tiles are 64x64 pixels, blocks 4x4
+    /// tiles: 64 KB and 1 MB at 16 bytes per pixel).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub bytes_per_pixel: u64,
+
+    /// Write the whole analysis as JSON (schema in crates/heap/FORMAT.md).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Write DHAT JSON for Valgrind's dh_view.html.
+    #[arg(long, value_name = "FILE")]
+    pub dhat: Option<PathBuf>,
+
+    /// Write a gzip pprof heap profile (alloc_objects, alloc_space,
+    /// inuse_objects, inuse_space; in use = end state or --at).
+    #[arg(long, value_name = "FILE")]
+    pub pprof: Option<PathBuf>,
+
+    /// Write folded stacks (flame graph input).
+    #[arg(long, value_name = "FILE")]
+    pub folded: Option<PathBuf>,
+
+    /// Value of the folded stacks: alloc_space, alloc_objects, inuse_space,
+    /// inuse_objects.
+    #[arg(long, value_name = "VALUE", default_value = "alloc_space")]
+    pub folded_value: String,
+
+    /// Write the timeline as CSV (per frame or window: live bytes, live
+    /// blocks, allocs, frees, bytes allocated, bytes freed).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+}
+
+fn usage(msg: String) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg))
+}
+
+fn write_out<F>(path: &Path, f: F) -> anyhow::Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> Result<(), retroprof_heap::Error>,
+{
+    retroprof_heap::write_file(path, f).with_context(|| format!("writing {}", path.display()))
+}
+
+pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
+    let grouping = Grouping::parse(&args.group).ok_or_else(|| {
+        usage(format!(
+            "--group {}: expected function, line or address",
+            args.group
+        ))
+    })?;
+    let at = match &args.at {
+        Some(s) => Some(
+            At::parse(s)
+                .ok_or_else(|| usage(format!("--at {s}: expected an event number or frame:N")))?,
+        ),
+        None => None,
+    };
+    let temporary = match &args.temporary {
+        Some(s) => Some(Span::parse(s).ok_or_else(|| {
+            usage(format!(
+                "--temporary {s}: expected a number of events or frame:N"
+            ))
+        })?),
+        None => None,
+    };
+    if args.window == Some(0) {
+        return Err(usage("--window must be at least 1".into()));
+    }
+    if args.align == 0 {
+        return Err(usage("--align must be at least 1".into()));
+    }
+    if args.bytes_per_pixel == 0 {
+        return Err(usage("--bytes-per-pixel must be at least 1".into()));
+    }
+    if !(8..=64).contains(&args.address_bits) {
+        return Err(usage("--address-bits must be between 8 and 64".into()));
+    }
+    let folded_index = output::HEAP_VALUE_TYPES
+        .iter()
+        .position(|(k, _)| *k == args.folded_value)
+        .ok_or_else(|| {
+            usage(format!(
+                "--folded-value {}: expected alloc_objects, alloc_space, inuse_objects or inuse_space",
+                args.folded_value
+            ))
+        })?;
+    let color = match args.color.as_str() {
+        "auto" => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        "always" => true,
+        "never" => false,
+        other => {
+            return Err(usage(format!(
+                "--color {other}: expected auto, always or never"
+            )))
+        }
+    };
+
+    // Symbols and architecture.
+    let mut arch = match &args.arch {
+        Some(a) => Some(
+            retroprof_heap::Arch::parse(a)
+                .ok_or_else(|| usage(format!("--arch {a}: expected mips or m68k")))?,
+        ),
+        None => None,
+    };
+    let mut resolver: Option<Box<dyn retroprof_heap::Resolve>> = None;
+    if let Some(path) = &args.symbols {
+        let file = SymbolFile::load(path).map_err(|e| usage(e.to_string()))?;
+        for w in &file.warnings {
+            eprintln!("warning: {w}");
+        }
+        if arch.is_none() {
+            arch = file.arch;
+        }
+        resolver = Some(Box::new(file));
+    }
+    let symbolizer = Symbolizer::new(
+        arch.unwrap_or(retroprof_heap::Arch::Unknown),
+        grouping,
+        resolver,
+    );
+
+    let opts = ReplayOptions {
+        temporary,
+        window: args.window,
+        header: args.header,
+        align: args.align,
+        max_size: args.max_size,
+        at,
+        keep_timeline: args.csv.is_some() || args.json.is_some(),
+        max_listed: 100,
+        address_bits: args.address_bits,
+    };
+    let mut reader = LogReader::open(&args.log).map_err(|e| usage(e.to_string()))?;
+    let mut replay = Replay::new(opts, symbolizer);
+    replay.set_name(reader.name());
+    retroprof_heap::replay_log(
+        &mut reader,
+        &mut replay,
+        DriveOptions {
+            strict: args.strict,
+            arch_fixed: arch.is_some(),
+        },
+    )
+    .map_err(|e| match e {
+        retroprof_heap::Error::Malformed { .. } => usage(e.to_string()),
+        retroprof_heap::Error::Read { .. } => usage(e.to_string()),
+        other => anyhow::Error::new(other),
+    })?;
+    let analysis = replay.finish();
+
+    if !args.quiet {
+        let text = report::terminal(
+            &analysis,
+            &TerminalOptions {
+                color,
+                top: args.top,
+                anomalies: 20,
+            },
+        );
+        let mut out = std::io::stdout().lock();
+        // A closed pipe (e.g. `| head`) is not an error worth reporting.
+        let _ = out.write_all(text.as_bytes());
+    }
+
+    let (blocks, moment) = match &analysis.snapshot {
+        Some(s) => (
+            &s.blocks[..],
+            s.at.map(|a| a.to_string())
+                .unwrap_or_else(|| "snapshot".into()),
+        ),
+        None => (&analysis.end[..], "at the end of the log".to_string()),
+    };
+    if let Some(path) = &args.png {
+        let img = memmap::render(
+            &analysis,
+            blocks,
+            &MapOptions {
+                bytes_per_pixel: args.bytes_per_pixel,
+                title: format!("retroprof heap: {}, {}", analysis.name, moment),
+                ..MapOptions::default()
+            },
+        );
+        write_out(path, |w| img.write_png(w))?;
+    }
+    if let Some(path) = &args.json {
+        write_out(path, |w| output::write_json(&analysis, w))?;
+    }
+    if let Some(path) = &args.dhat {
+        write_out(path, |w| output::write_dhat(&analysis, w))?;
+    }
+    if let Some(path) = &args.csv {
+        write_out(path, |w| output::write_csv(&analysis, w))?;
+    }
+    if args.pprof.is_some() || args.folded.is_some() {
+        let profile = output::stack_profile(&analysis, blocks);
+        if let Some(path) = &args.pprof {
+            write_out(path, |w| {
+                retroprof_heap::profile_write::pprof(&profile, w).map_err(Into::into)
+            })?;
+        }
+        if let Some(path) = &args.folded {
+            write_out(path, |w| {
+                retroprof_heap::profile_write::folded(&profile, folded_index, w).map_err(Into::into)
+            })?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 pub mod heap;
+pub mod run;
 pub mod samples;
 
 /// Exit code 2 for bad input (the user's files or arguments), 1 otherwise.

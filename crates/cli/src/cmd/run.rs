@@ -1,0 +1,205 @@
+//! `retroprof run`: run a Mega Drive ROM headless, with scripted pads and
+//! optional screenshots.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use retroprof_megadrive::render::write_png;
+use retroprof_megadrive::{Config, InputScript, Region, Rom, System};
+
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+#[command(
+    about = "Run a Mega Drive ROM headless (scripted pads, screenshots) and report its speed",
+    long_about = "Runs a Mega Drive ROM in retroprof's cycle-exact emulator without a window and \
+                  prints the frames run, the emulated time, the wall time and the speed.\n\n\
+                  Input scripts: FROM-TO:BUTTONS (inclusive), FROM:BUTTONS (one frame) or \
+                  FROM-:BUTTONS (to the end); frames count from 0; buttons are letters of \
+                  UDLRABCSXYZM (S = Start, M = Mode); several entries may be comma-separated \
+                  and --input may be repeated. --input drives pad 1, --input2 pad 2.\n\n\
+                  Exit codes: 0 done, 2 bad input or arguments (not a ROM, bad script), 1 the \
+                  game stopped the CPU (halt, error exception, runaway) or another error."
+)]
+pub struct RunArgs {
+    /// The ROM image (.bin/.md, plain binary).
+    pub rom: Option<PathBuf>,
+
+    /// Frames to run.
+    #[arg(long, default_value_t = 600, value_name = "N")]
+    pub frames: u64,
+
+    /// Pad 1 script: FROM-TO:BUTTONS, FROM:BUTTONS or FROM-:BUTTONS.
+    #[arg(long, value_name = "SPEC")]
+    pub input: Vec<String>,
+
+    /// Pad 2 script (same syntax).
+    #[arg(long, value_name = "SPEC")]
+    pub input2: Vec<String>,
+
+    /// Save the picture of a frame: FRAME:FILE.png (repeatable).
+    #[arg(long, value_name = "FRAME:FILE.png")]
+    pub screenshot: Vec<String>,
+
+    /// Force the console region instead of the ROM header's.
+    #[arg(long, value_enum, value_name = "REGION")]
+    pub region: Option<RegionArg>,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionArg {
+    Ntsc,
+    Pal,
+}
+
+/// Parse `FRAME:FILE.png`.
+pub fn parse_screenshot(spec: &str) -> Result<(u64, PathBuf), UsageError> {
+    let (f, file) = spec.split_once(':').ok_or_else(|| {
+        UsageError(format!(
+            "bad --screenshot {spec:?}: expected FRAME:FILE.png"
+        ))
+    })?;
+    let frame = f.trim().parse::<u64>().map_err(|_| {
+        UsageError(format!(
+            "bad --screenshot {spec:?}: {f:?} is not a frame number"
+        ))
+    })?;
+    if file.is_empty() {
+        return Err(UsageError(format!(
+            "bad --screenshot {spec:?}: no file name"
+        )));
+    }
+    Ok((frame, PathBuf::from(file)))
+}
+
+pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let Some(rom_path) = args.rom.as_deref() else {
+        return Err(UsageError(
+            "no ROM given: `retroprof run ROM [--frames N]` (the built-in demo ROM is not available yet)"
+                .into(),
+        )
+        .into());
+    };
+    let pad1 = InputScript::parse(&args.input).map_err(|e| UsageError(e.to_string()))?;
+    let pad2 = InputScript::parse(&args.input2).map_err(|e| UsageError(e.to_string()))?;
+    let mut shots = args
+        .screenshot
+        .iter()
+        .map(|s| parse_screenshot(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    shots.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    for (frame, _) in &shots {
+        if *frame >= args.frames {
+            return Err(UsageError(format!(
+                "--screenshot frame {frame} is not run (--frames {})",
+                args.frames
+            ))
+            .into());
+        }
+    }
+    let rom = load_rom(rom_path)?;
+    let config = Config {
+        region: args.region.map(|r| match r {
+            RegionArg::Ntsc => {
+                if rom.region() == Region::JapanNtsc {
+                    Region::JapanNtsc
+                } else {
+                    Region::UsaNtsc
+                }
+            }
+            RegionArg::Pal => Region::EuropePal,
+        }),
+        ..Config::default()
+    };
+    let mut sys = System::new(&rom, config);
+    let start = Instant::now();
+    let mut frames_run = 0u64;
+    let mut emulated_mclk = 0u64;
+    let mut stop_error = None;
+    let mut next_shot = 0usize;
+    for frame in 0..args.frames {
+        sys.set_pad(0, pad1.buttons_at(frame));
+        sys.set_pad(1, pad2.buttons_at(frame));
+        let want_shot = shots.get(next_shot).is_some_and(|s| s.0 == frame);
+        if want_shot {
+            sys.request_screenshot();
+        }
+        match sys.run_frame(&mut ()) {
+            Ok(info) => {
+                frames_run += 1;
+                emulated_mclk += info.end_mclk - info.start_mclk;
+            }
+            Err(e) => {
+                stop_error = Some(e);
+                break;
+            }
+        }
+        if want_shot {
+            if let Some((_, img)) = sys.take_screenshot() {
+                while let Some((f, path)) = shots.get(next_shot) {
+                    if *f != frame {
+                        break;
+                    }
+                    write_png(&img, path)
+                        .with_context(|| format!("writing screenshot {}", path.display()))?;
+                    next_shot += 1;
+                }
+            }
+        }
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let emulated = emulated_mclk as f64 / sys.mclk_hz() as f64;
+    println!(
+        "rom: {} ({} bytes, {:?}{})",
+        rom_path.display(),
+        rom.data.len(),
+        sys.region(),
+        if rom.checksum_ok() {
+            ""
+        } else {
+            ", header checksum does not match"
+        }
+    );
+    println!(
+        "frames: {frames_run}  emulated: {emulated:.3} s  wall: {wall:.3} s  speed: {:.1} fps ({:.1}x real time)",
+        frames_run as f64 / wall.max(1e-9),
+        emulated / wall.max(1e-9)
+    );
+    let c = sys.counters();
+    if c.unmapped_reads + c.unmapped_writes > 0 {
+        println!(
+            "unmapped accesses: {} reads, {} writes",
+            c.unmapped_reads, c.unmapped_writes
+        );
+    }
+    if let Some(e) = stop_error {
+        return Err(anyhow::Error::new(e).context(format!(
+            "{}: emulation stopped after {frames_run} frames",
+            rom_path.display()
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Load a ROM, turning its errors into usage errors (exit code 2).
+pub fn load_rom(path: &Path) -> anyhow::Result<Rom> {
+    Rom::load(path).map_err(|e| UsageError(e.to_string()).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screenshot_specs() {
+        assert_eq!(
+            parse_screenshot("120:a.png").unwrap(),
+            (120, PathBuf::from("a.png"))
+        );
+        assert!(parse_screenshot("x:a.png").is_err());
+        assert!(parse_screenshot("120").is_err());
+        assert!(parse_screenshot("120:").is_err());
+    }
+}

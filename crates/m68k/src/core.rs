@@ -1,0 +1,430 @@
+//! Execution context, bus access primitives, the prefetch queue and flag
+//! helpers shared by every instruction group.
+//!
+//! Timing model (68000 User's Manual, section 8; Yacht "Yet Another Cycle
+//! Hunting Table"; the single-step test collection): every bus access takes
+//! 4 cycles plus the wait the bus returns; internal operations are "idle"
+//! periods of 2 cycles each.  The prefetch queue holds IRD (the opcode being
+//! executed) and IRC (the next word); `pc` is the address of the next word
+//! to fetch, i.e. 4 bytes past the executing instruction when no extension
+//! word has been consumed yet.
+
+use crate::bus::{Bus, FunctionCode, Observer};
+use crate::cpu::Cpu;
+
+/// Why an instruction was abandoned part-way (group-0 exceptions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fault {
+    pub bus_error: bool,
+    pub addr: u32,
+    pub write: bool,
+    pub fc: FunctionCode,
+    /// Instruction/not-instruction bit of the special status word.
+    pub inst: bool,
+}
+
+pub(crate) type R<T> = Result<T, Fault>;
+
+pub(crate) const C: u16 = 0x01;
+pub(crate) const V: u16 = 0x02;
+pub(crate) const Z: u16 = 0x04;
+pub(crate) const N: u16 = 0x08;
+pub(crate) const X: u16 = 0x10;
+pub(crate) const S_BIT: u16 = 0x2000;
+pub(crate) const T_BIT: u16 = 0x8000;
+/// The SR bits that exist on a 68000.
+pub(crate) const SR_MASK: u16 = 0xA71F;
+
+/// One execution of the core against a bus and an observer.
+pub(crate) struct Ctx<'a, B: Bus, O: Observer> {
+    pub c: &'a mut Cpu,
+    pub b: &'a mut B,
+    pub o: &'a mut O,
+}
+
+/// Operand sizes as const-generic byte counts.
+#[inline(always)]
+pub(crate) const fn mask(s: u32) -> u32 {
+    match s {
+        1 => 0xFF,
+        2 => 0xFFFF,
+        _ => 0xFFFF_FFFF,
+    }
+}
+#[inline(always)]
+pub(crate) const fn msb(s: u32) -> u32 {
+    match s {
+        1 => 0x80,
+        2 => 0x8000,
+        _ => 0x8000_0000,
+    }
+}
+#[inline(always)]
+pub(crate) const fn sext(v: u32, s: u32) -> u32 {
+    match s {
+        1 => v as u8 as i8 as i32 as u32,
+        2 => v as u16 as i16 as i32 as u32,
+        _ => v,
+    }
+}
+
+impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+    // ----- time -----
+    #[inline(always)]
+    pub fn idle(&mut self, n: u32) {
+        self.c.cycles += n as u64;
+    }
+
+    #[inline(always)]
+    pub fn supervisor(&self) -> bool {
+        self.c.sr & S_BIT != 0
+    }
+    #[inline(always)]
+    pub fn fc_data(&self) -> FunctionCode {
+        if self.supervisor() {
+            FunctionCode::SupervisorData
+        } else {
+            FunctionCode::UserData
+        }
+    }
+    #[inline(always)]
+    pub fn fc_prog(&self) -> FunctionCode {
+        if self.supervisor() {
+            FunctionCode::SupervisorProgram
+        } else {
+            FunctionCode::UserProgram
+        }
+    }
+
+    // ----- raw accesses with a given function code -----
+    #[inline(always)]
+    fn addr_err(&mut self, addr: u32, fc: FunctionCode, write: bool, inst: bool) -> Fault {
+        self.b.address_error(addr & 0xFF_FFFE, fc, write, self.c.cycles);
+        // The aborted bus cycle still takes its 4 cycles.
+        self.c.cycles += 4;
+        Fault {
+            bus_error: false,
+            addr,
+            write,
+            fc,
+            inst,
+        }
+    }
+
+    #[inline(always)]
+    pub fn rw_fc(&mut self, addr: u32, fc: FunctionCode) -> R<u16> {
+        if addr & 1 != 0 {
+            return Err(self.addr_err(addr, fc, false, false));
+        }
+        let r = self.b.read_word(addr & 0xFF_FFFF, fc, self.c.cycles);
+        self.c.cycles += 4 + r.wait as u64;
+        if r.bus_error {
+            return Err(Fault {
+                bus_error: true,
+                addr,
+                write: false,
+                fc,
+                inst: false,
+            });
+        }
+        Ok(r.data)
+    }
+    #[inline(always)]
+    pub fn rb_fc(&mut self, addr: u32, fc: FunctionCode) -> R<u8> {
+        let r = self.b.read_byte(addr & 0xFF_FFFF, fc, self.c.cycles);
+        self.c.cycles += 4 + r.wait as u64;
+        if r.bus_error {
+            return Err(Fault {
+                bus_error: true,
+                addr,
+                write: false,
+                fc,
+                inst: false,
+            });
+        }
+        Ok(r.data)
+    }
+    #[inline(always)]
+    pub fn ww_fc(&mut self, addr: u32, v: u16, fc: FunctionCode) -> R<()> {
+        if addr & 1 != 0 {
+            return Err(self.addr_err(addr, fc, true, false));
+        }
+        let w = self.b.write_word(addr & 0xFF_FFFF, v, fc, self.c.cycles);
+        self.c.cycles += 4 + w.wait as u64;
+        if w.bus_error {
+            return Err(Fault {
+                bus_error: true,
+                addr,
+                write: true,
+                fc,
+                inst: false,
+            });
+        }
+        Ok(())
+    }
+    #[inline(always)]
+    pub fn wb_fc(&mut self, addr: u32, v: u8, fc: FunctionCode) -> R<()> {
+        let w = self.b.write_byte(addr & 0xFF_FFFF, v, fc, self.c.cycles);
+        self.c.cycles += 4 + w.wait as u64;
+        if w.bus_error {
+            return Err(Fault {
+                bus_error: true,
+                addr,
+                write: true,
+                fc,
+                inst: false,
+            });
+        }
+        Ok(())
+    }
+
+    // ----- data-space accesses -----
+    #[inline(always)]
+    pub fn read_w(&mut self, addr: u32) -> R<u16> {
+        let fc = self.fc_data();
+        self.rw_fc(addr, fc)
+    }
+    #[inline(always)]
+    pub fn read_b(&mut self, addr: u32) -> R<u8> {
+        let fc = self.fc_data();
+        self.rb_fc(addr, fc)
+    }
+    #[inline(always)]
+    pub fn write_w(&mut self, addr: u32, v: u16) -> R<()> {
+        let fc = self.fc_data();
+        self.ww_fc(addr, v, fc)
+    }
+    #[inline(always)]
+    pub fn write_b(&mut self, addr: u32, v: u8) -> R<()> {
+        let fc = self.fc_data();
+        self.wb_fc(addr, v, fc)
+    }
+
+    /// Read an operand of `S` bytes (long: high word first) in space `fc`.
+    #[inline(always)]
+    pub fn read_fc<const S: u32>(&mut self, addr: u32, fc: FunctionCode) -> R<u32> {
+        match S {
+            1 => Ok(self.rb_fc(addr, fc)? as u32),
+            2 => Ok(self.rw_fc(addr, fc)? as u32),
+            _ => {
+                let hi = self.rw_fc(addr, fc)? as u32;
+                let lo = self.rw_fc(addr.wrapping_add(2), fc)? as u32;
+                Ok(hi << 16 | lo)
+            }
+        }
+    }
+    #[inline(always)]
+    pub fn read<const S: u32>(&mut self, addr: u32) -> R<u32> {
+        let fc = self.fc_data();
+        self.read_fc::<S>(addr, fc)
+    }
+    /// Write an operand; long: high word first.
+    #[inline(always)]
+    pub fn write<const S: u32>(&mut self, addr: u32, v: u32) -> R<()> {
+        match S {
+            1 => self.write_b(addr, v as u8),
+            2 => self.write_w(addr, v as u16),
+            _ => {
+                self.write_w(addr, (v >> 16) as u16)?;
+                self.write_w(addr.wrapping_add(2), v as u16)
+            }
+        }
+    }
+    /// Write an operand; long: low word first (predecrement destinations).
+    #[inline(always)]
+    pub fn write_rev<const S: u32>(&mut self, addr: u32, v: u32) -> R<()> {
+        match S {
+            1 => self.write_b(addr, v as u8),
+            2 => self.write_w(addr, v as u16),
+            _ => {
+                self.write_w(addr.wrapping_add(2), v as u16)?;
+                self.write_w(addr, (v >> 16) as u16)
+            }
+        }
+    }
+
+    // ----- program-space accesses and the prefetch queue -----
+    #[inline(always)]
+    pub fn read_prog(&mut self, addr: u32) -> R<u16> {
+        let fc = self.fc_prog();
+        self.rw_fc(addr, fc)
+    }
+
+    /// Consume IRC as an extension word and refill it.
+    #[inline(always)]
+    pub fn ext(&mut self) -> R<u16> {
+        let v = self.c.irc;
+        self.c.irc = self.read_prog(self.c.pc)?;
+        self.c.pc = self.c.pc.wrapping_add(2);
+        Ok(v)
+    }
+    /// Two extension words as a long.
+    #[inline(always)]
+    pub fn ext_l(&mut self) -> R<u32> {
+        let hi = self.ext()? as u32;
+        let lo = self.ext()? as u32;
+        Ok(hi << 16 | lo)
+    }
+    /// The final prefetch of an instruction ("np"): IRC moves to IRD and
+    /// the next word is fetched.
+    #[inline(always)]
+    pub fn prefetch(&mut self) -> R<()> {
+        self.c.ird = self.c.irc;
+        self.c.irc = self.read_prog(self.c.pc)?;
+        self.c.pc = self.c.pc.wrapping_add(2);
+        Ok(())
+    }
+    /// Refill the whole queue from `target` (branches, jumps, returns): two
+    /// program reads; afterwards `pc` = target + 4.
+    #[inline(always)]
+    /// A fault on the target fetch leaves `pc` as it was (the pushed PC is
+    /// then `pc - 2`, as the test collection shows for JMP/Bcc).
+    pub fn jump(&mut self, target: u32) -> R<()> {
+        self.c.ird = self.read_prog(target)?;
+        self.c.irc = self.read_prog(target.wrapping_add(2))?;
+        self.c.pc = target.wrapping_add(4);
+        Ok(())
+    }
+
+    // ----- registers -----
+    #[inline(always)]
+    pub fn dreg<const S: u32>(&self, r: usize) -> u32 {
+        self.c.d[r & 7] & mask(S)
+    }
+    #[inline(always)]
+    pub fn set_dreg<const S: u32>(&mut self, r: usize, v: u32) {
+        let m = mask(S);
+        let d = &mut self.c.d[r & 7];
+        *d = (*d & !m) | (v & m);
+    }
+    #[inline(always)]
+    pub fn areg(&self, r: usize) -> u32 {
+        self.c.a[r & 7]
+    }
+    #[inline(always)]
+    pub fn set_areg(&mut self, r: usize, v: u32) {
+        self.c.a[r & 7] = v;
+    }
+
+    // ----- status register -----
+    #[inline(always)]
+    pub fn flag(&self, f: u16) -> bool {
+        self.c.sr & f != 0
+    }
+    #[inline(always)]
+    pub fn set_ccr(&mut self, ccr: u16) {
+        self.c.sr = (self.c.sr & 0xFF00) | (ccr & 0x1F);
+    }
+    /// Set the whole SR, switching stacks if S changes.
+    #[inline(always)]
+    pub fn set_sr(&mut self, sr: u16) {
+        self.c.set_sr(sr);
+    }
+    /// N and Z from a result, V and C cleared, X kept.
+    #[inline(always)]
+    pub fn set_logic<const S: u32>(&mut self, r: u32) {
+        let mut f = self.c.sr & (0xFF00 | X);
+        if r & msb(S) != 0 {
+            f |= N;
+        }
+        if r & mask(S) == 0 {
+            f |= Z;
+        }
+        self.c.sr = f;
+    }
+
+    /// Condition code test (cc field 0-15).
+    #[inline(always)]
+    pub fn cond(&self, cc: u16) -> bool {
+        let sr = self.c.sr;
+        let c = sr & C != 0;
+        let v = sr & V != 0;
+        let z = sr & Z != 0;
+        let n = sr & N != 0;
+        match cc & 15 {
+            0 => true,
+            1 => false,
+            2 => !c && !z,
+            3 => c || z,
+            4 => !c,
+            5 => c,
+            6 => !z,
+            7 => z,
+            8 => !v,
+            9 => v,
+            10 => !n,
+            11 => n,
+            12 => n == v,
+            13 => n != v,
+            14 => !z && n == v,
+            _ => z || n != v,
+        }
+    }
+
+    // ----- arithmetic with flags -----
+    /// d + s (+ x); sets X N Z V C (for ADDX, Z is only cleared).
+    #[inline(always)]
+    pub fn add<const S: u32, const EXT: bool>(&mut self, s: u32, d: u32) -> u32 {
+        let x = if EXT { (self.c.sr >> 4) as u32 & 1 } else { 0 };
+        let m = mask(S);
+        let (s, d) = (s & m, d & m);
+        let r64 = s as u64 + d as u64 + x as u64;
+        let r = r64 as u32 & m;
+        let mut f = self.c.sr & 0xFF00;
+        let sm = msb(S);
+        if (r64 >> (S * 8)) & 1 != 0 {
+            f |= X | C;
+        }
+        if (s ^ r) & (d ^ r) & sm != 0 {
+            f |= V;
+        }
+        if r & sm != 0 {
+            f |= N;
+        }
+        if EXT {
+            if r == 0 {
+                f |= self.c.sr & Z;
+            }
+        } else if r == 0 {
+            f |= Z;
+        }
+        self.c.sr = f;
+        r
+    }
+    /// d - s (- x); sets X N Z V C.
+    #[inline(always)]
+    pub fn sub<const S: u32, const EXT: bool>(&mut self, s: u32, d: u32) -> u32 {
+        let x = if EXT { (self.c.sr >> 4) as u32 & 1 } else { 0 };
+        let m = mask(S);
+        let (s, d) = (s & m, d & m);
+        let r64 = (d as u64).wrapping_sub(s as u64).wrapping_sub(x as u64);
+        let r = r64 as u32 & m;
+        let mut f = self.c.sr & 0xFF00;
+        let sm = msb(S);
+        if (r64 >> (S * 8)) & 1 != 0 {
+            f |= X | C;
+        }
+        if (s ^ d) & (r ^ d) & sm != 0 {
+            f |= V;
+        }
+        if r & sm != 0 {
+            f |= N;
+        }
+        if EXT {
+            if r == 0 {
+                f |= self.c.sr & Z;
+            }
+        } else if r == 0 {
+            f |= Z;
+        }
+        self.c.sr = f;
+        r
+    }
+    /// d - s for CMP: N Z V C, X kept.
+    #[inline(always)]
+    pub fn cmp<const S: u32>(&mut self, s: u32, d: u32) {
+        let x = self.c.sr & X;
+        self.sub::<S, false>(s, d);
+        self.c.sr = (self.c.sr & !X) | x;
+    }
+}

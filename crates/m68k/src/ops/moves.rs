@@ -1,0 +1,332 @@
+//! MOVE, MOVEA, MOVEQ, MOVEM, MOVEP, LEA, PEA, EXG, SWAP, EXT, CLR.
+//!
+//! Timing: 68000 UM tables 8-2/8-3 (MOVE), 8-9 (MOVEM/MOVEP), 8-7 (LEA,
+//! PEA, EXG, SWAP, EXT), 8-5 (CLR); bus order per Yacht and the
+//! single-step tests.
+
+use crate::bus::{Bus, Observer};
+use crate::core::{sext, Ctx, R};
+use crate::ea::Loc;
+
+impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+    pub(crate) fn op_move<const S: u32>(&mut self, op: u16) -> R<()> {
+        let src = self.read_ea::<S>(op & 0x3F)?;
+        let r = ((op >> 9) & 7) as usize;
+        // A faulting write pushes PC (An), (An)+) or PC - 2 (other modes).
+        let dm = (op >> 6) & 7;
+        self.c.fault_pc_adj = if dm == 2 || dm == 3 { 2 } else { 0 };
+        match dm {
+            0 => {
+                self.set_logic::<S>(src);
+                self.set_dreg::<S>(r, src);
+                self.prefetch()
+            }
+            2 => {
+                let a = self.c.a[r];
+                self.move_write::<S>(op, a, src)?;
+                self.prefetch()
+            }
+            3 => {
+                let a = self.c.a[r];
+                let na = a.wrapping_add(Self::step_size::<S>(r));
+                self.move_write::<S>(op, a, src)?;
+                // A faulting write leaves An unchanged.
+                self.c.a[r] = na;
+                self.prefetch()
+            }
+            4 => {
+                let a = self.c.a[r].wrapping_sub(Self::step_size::<S>(r));
+                if S != 4 {
+                    self.c.a[r] = a;
+                }
+                self.prefetch()?;
+                if S != 4 {
+                    // A faulting word write stacks the prefetched word as IR.
+                    self.c.cur_op = self.c.ird;
+                }
+                self.move_write_rev::<S>(op, a, src)?;
+                self.c.a[r] = a;
+                Ok(())
+            }
+            5 => {
+                let d = self.ext()? as i16 as i32 as u32;
+                let a = self.c.a[r].wrapping_add(d);
+                self.move_write::<S>(op, a, src)?;
+                self.prefetch()
+            }
+            6 => {
+                self.idle(2);
+                let e = self.ext()?;
+                let a = self.index(self.c.a[r], e);
+                self.move_write::<S>(op, a, src)?;
+                self.prefetch()
+            }
+            _ => {
+                let src_mem = (op >> 3) & 7 >= 2 && op & 0x3F != 0x3C;
+                if r == 1 && src_mem {
+                    // (xxx).L destination after a memory source: the write
+                    // happens before the second extension word is replaced
+                    // in the queue (Yacht; test collection).
+                    let hi = self.ext()? as u32;
+                    let a = hi << 16 | self.c.irc as u32;
+                    self.move_write::<S>(op, a, src)?;
+                    self.ext()?;
+                    return self.prefetch();
+                }
+                let a = if r == 0 {
+                    self.ext()? as i16 as i32 as u32
+                } else {
+                    self.ext_l()?
+                };
+                self.move_write::<S>(op, a, src)?;
+                self.prefetch()
+            }
+        }
+    }
+
+    /// The flags a MOVE has set when its write faults (the microcode
+    /// updates them in steps; values derived from the address-error frames
+    /// of the test collection). The full result is set after the write.
+    #[inline(always)]
+    fn move_pre_flags<const S: u32>(&mut self, v: u32, op: u16) {
+        let dm = (op >> 6) & 7;
+        let dr = (op >> 9) & 7;
+        let reg_src = (op >> 3) & 7 <= 1 || op & 0x3F == 0x3C;
+        if S != 4 {
+            self.set_logic::<S>(v);
+            return;
+        }
+        let abs_l = dm == 7 && dr == 1;
+        if reg_src && (dm == 2 || dm == 3) {
+            return;
+        }
+        if reg_src && (dm == 5 || dm == 6) {
+            let vc = self.c.sr & (crate::core::V | crate::core::C);
+            self.set_logic::<2>(v >> 16);
+            self.c.sr |= vc;
+            return;
+        }
+        if dm == 2 || dm == 3 || (abs_l && !reg_src) {
+            self.set_logic::<2>(v);
+        } else {
+            self.set_logic::<2>(v >> 16);
+        }
+    }
+
+    #[inline(always)]
+    fn move_write<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
+        self.move_pre_flags::<S>(v, op);
+        self.write::<S>(a, v)?;
+        self.set_logic::<S>(v);
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn move_write_rev<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
+        self.move_pre_flags::<S>(v, op);
+        self.write_rev::<S>(a, v)?;
+        self.set_logic::<S>(v);
+        Ok(())
+    }
+
+    pub(crate) fn op_movea<const S: u32>(&mut self, op: u16) -> R<()> {
+        let src = self.read_ea::<S>(op & 0x3F)?;
+        self.c.a[((op >> 9) & 7) as usize] = sext(src, S);
+        self.prefetch()
+    }
+
+    pub(crate) fn op_moveq(&mut self, op: u16) -> R<()> {
+        let v = op as u8 as i8 as i32 as u32;
+        self.set_logic::<4>(v);
+        self.c.d[((op >> 9) & 7) as usize] = v;
+        self.prefetch()
+    }
+
+    #[inline(always)]
+    fn reg_by_index(&self, i: usize) -> u32 {
+        if i < 8 {
+            self.c.d[i & 7]
+        } else {
+            self.c.a[i & 7]
+        }
+    }
+
+    /// MOVEM registers to memory: 8+4n (word), 8+8n (long) plus EA time.
+    pub(crate) fn op_movem_to_mem<const S: u32>(&mut self, op: u16) -> R<()> {
+        let list = self.ext()?;
+        let r = (op & 7) as usize;
+        if (op >> 3) & 7 == 4 {
+            // Predecrement: registers A7..A0, D7..D0 to decreasing addresses.
+            // (A faulting MOVEM pushes PC, whatever the mode.)
+            self.c.fault_pc_adj = 2;
+            let mut addr = self.c.a[r];
+            for i in 0..16usize {
+                if list & (1 << i) != 0 {
+                    let v = self.reg_by_index(15 - i);
+                    addr = addr.wrapping_sub(S);
+                    if S == 4 {
+                        self.write_w(addr.wrapping_add(2), v as u16)?;
+                        self.write_w(addr, (v >> 16) as u16)?;
+                    } else {
+                        self.write_w(addr, v as u16)?;
+                    }
+                }
+            }
+            self.c.a[r] = addr;
+        } else {
+            let mut addr = self.control_addr(op & 0x3F)?;
+            self.c.fault_pc_adj = 2;
+            for i in 0..16usize {
+                if list & (1 << i) != 0 {
+                    let v = self.reg_by_index(i);
+                    self.write::<S>(addr, v)?;
+                    addr = addr.wrapping_add(S);
+                }
+            }
+        }
+        self.prefetch()
+    }
+
+    /// MOVEM memory to registers: 12+4n (word), 12+8n (long) plus EA time;
+    /// one extra word is read after the last register.
+    pub(crate) fn op_movem_to_reg<const S: u32>(&mut self, op: u16) -> R<()> {
+        let list = self.ext()?;
+        let r = (op & 7) as usize;
+        let postinc = (op >> 3) & 7 == 3;
+        let (mut addr, fc) = if postinc {
+            (self.c.a[r], self.fc_data())
+        } else {
+            let loc = self.resolve::<4, false>(op & 0x3F)?;
+            let fc = self.loc_fc(loc);
+            match loc {
+                Loc::Mem(a) | Loc::Prog(a) => (a, fc),
+                _ => (0, fc),
+            }
+        };
+        self.c.fault_pc_adj = 2;
+        for i in 0..16usize {
+            if list & (1 << i) != 0 {
+                let v = sext(self.read_fc::<S>(addr, fc)?, S);
+                if i < 8 {
+                    self.c.d[i & 7] = v;
+                } else {
+                    self.c.a[i & 7] = v;
+                }
+                addr = addr.wrapping_add(S);
+            }
+        }
+        self.rw_fc(addr, fc)?;
+        if postinc {
+            self.c.a[r] = addr;
+        }
+        self.prefetch()
+    }
+
+    /// MOVEP: 16 (word) / 24 (long) cycles; bytes at every other address.
+    pub(crate) fn op_movep(&mut self, op: u16, to_mem: bool, long: bool) -> R<()> {
+        let d = self.ext()? as i16 as i32 as u32;
+        let addr = self.c.a[(op & 7) as usize].wrapping_add(d);
+        let dr = ((op >> 9) & 7) as usize;
+        let n = if long { 4 } else { 2 };
+        if to_mem {
+            let v = self.c.d[dr];
+            for i in 0..n {
+                let shift = (n - 1 - i) * 8;
+                self.write_b(addr.wrapping_add(i * 2), (v >> shift) as u8)?;
+            }
+        } else {
+            let mut v = 0u32;
+            for i in 0..n {
+                v = v << 8 | self.read_b(addr.wrapping_add(i * 2))? as u32;
+            }
+            if long {
+                self.c.d[dr] = v;
+            } else {
+                self.set_dreg::<2>(dr, v);
+            }
+        }
+        self.prefetch()
+    }
+
+    pub(crate) fn op_lea(&mut self, op: u16) -> R<()> {
+        let a = self.control_addr(op & 0x3F)?;
+        if matches!(op & 0x3F, 0x30..=0x37 | 0x3B) {
+            self.idle(2);
+        }
+        self.c.a[((op >> 9) & 7) as usize] = a;
+        self.prefetch()
+    }
+
+    pub(crate) fn op_pea(&mut self, op: u16) -> R<()> {
+        let a = self.control_addr(op & 0x3F)?;
+        if matches!(op & 0x3F, 0x30..=0x37 | 0x3B) {
+            self.idle(2);
+        }
+        let sp = self.c.a[7].wrapping_sub(4);
+        self.c.a[7] = sp;
+        // Absolute modes push before the prefetch, the others after it.
+        let absolute = matches!(op & 0x3F, 0x38 | 0x39);
+        if !absolute {
+            self.prefetch()?;
+        }
+        self.write_w(sp, (a >> 16) as u16)?;
+        self.write_w(sp.wrapping_add(2), a as u16)?;
+        if absolute {
+            self.prefetch()?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn op_exg(&mut self, op: u16) -> R<()> {
+        let rx = ((op >> 9) & 7) as usize;
+        let ry = (op & 7) as usize;
+        match (op >> 3) & 0x1F {
+            0x08 => self.c.d.swap(rx, ry),
+            0x09 => self.c.a.swap(rx, ry),
+            _ => std::mem::swap(&mut self.c.d[rx], &mut self.c.a[ry]),
+        }
+        self.prefetch()?;
+        self.idle(2);
+        Ok(())
+    }
+
+    pub(crate) fn op_swap(&mut self, op: u16) -> R<()> {
+        let r = (op & 7) as usize;
+        let v = self.c.d[r].rotate_left(16);
+        self.c.d[r] = v;
+        self.set_logic::<4>(v);
+        self.prefetch()
+    }
+
+    pub(crate) fn op_ext(&mut self, op: u16, long: bool) -> R<()> {
+        let r = (op & 7) as usize;
+        if long {
+            let v = self.c.d[r] as u16 as i16 as i32 as u32;
+            self.c.d[r] = v;
+            self.set_logic::<4>(v);
+        } else {
+            let v = self.c.d[r] as u8 as i8 as u16 as u32;
+            self.set_dreg::<2>(r, v);
+            self.set_logic::<2>(v);
+        }
+        self.prefetch()
+    }
+
+    /// CLR: the 68000 reads the operand before writing zero.
+    pub(crate) fn op_clr<const S: u32>(&mut self, op: u16) -> R<()> {
+        let loc = self.resolve::<S, true>(op & 0x3F)?;
+        if let Loc::D(r) = loc {
+            self.set_dreg::<S>(r, 0);
+            self.set_logic::<S>(0);
+            self.prefetch()?;
+            if S == 4 {
+                self.idle(2);
+            }
+            return Ok(());
+        }
+        self.read_loc::<S>(loc)?;
+        self.prefetch()?;
+        self.set_logic::<S>(0);
+        self.write_loc::<S>(loc, 0)
+    }
+}

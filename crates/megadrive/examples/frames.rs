@@ -1,0 +1,130 @@
+//! Per-frame busy/idle figures in the layout of
+//! `shared/reference/*.frames.csv` (first columns), for comparing the
+//! emulator with the reference:
+//! `cargo run --release -p retroprof-megadrive --example frames -- ROM SYMBOLS FRAMES [INPUT]`
+//! Idle = cycles of instructions inside `VDP_waitVBlank` (to the next text
+//! symbol). Output: frame,busy,idle,idle_enter_line,dma_vblank,dma_active,
+//! dma_last_line,fill_bytes.
+
+use std::path::PathBuf;
+
+use retroprof_megadrive::{
+    Clock, Config, DmaEvent, DmaKind, InputScript, InstrCost, MdObserver, Rom, System,
+};
+
+struct Frames {
+    idle_lo: u32,
+    idle_hi: u32,
+    busy: u64,
+    idle: u64,
+    enter_line: i32,
+    was_idle: bool,
+    dma_vblank: u64,
+    dma_active: u64,
+    dma_last: i32,
+    fill: u64,
+}
+
+impl MdObserver for Frames {
+    fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
+        let idle = pc >= self.idle_lo && pc < self.idle_hi;
+        if idle {
+            self.idle += cost.total as u64;
+            if !self.was_idle && self.enter_line < 0 {
+                self.enter_line = clock.line() as i32;
+            }
+        } else {
+            self.busy += cost.total as u64;
+        }
+        self.was_idle = idle;
+    }
+    fn exception(
+        &mut self,
+        _k: retroprof_m68k::ExceptionKind,
+        _v: u8,
+        _h: u32,
+        mclk: u32,
+        _c: &Clock,
+    ) {
+        self.busy += mclk as u64;
+    }
+    fn dma(&mut self, e: &DmaEvent) {
+        match e.kind {
+            DmaKind::FromCpu(_) => {
+                self.dma_vblank += e.span.bytes_vblank as u64;
+                self.dma_active += e.span.bytes_active as u64;
+                if let Some(l) = e.span.last_active_line {
+                    self.dma_last = self.dma_last.max(l as i32);
+                }
+            }
+            _ => self.fill += e.bytes as u64,
+        }
+    }
+}
+
+fn main() {
+    let a: Vec<String> = std::env::args().skip(1).collect();
+    if a.len() < 3 {
+        eprintln!("usage: frames ROM SYMBOLS FRAMES [INPUT]");
+        std::process::exit(2);
+    }
+    let rom = Rom::load(&PathBuf::from(&a[0])).expect("rom");
+    let syms = std::fs::read_to_string(&a[1]).expect("symbols");
+    let mut text: Vec<(u32, String)> = syms
+        .lines()
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            let addr = u32::from_str_radix(it.next()?, 16).ok()?;
+            let ty = it.next()?;
+            let name = it.next()?.to_string();
+            (ty == "T" || ty == "t").then_some((addr, name))
+        })
+        .collect();
+    text.sort();
+    let i = text
+        .iter()
+        .position(|(_, n)| n == "VDP_waitVBlank")
+        .expect("VDP_waitVBlank");
+    let lo = text[i].0;
+    let hi = text[i + 1..].iter().find(|(a, _)| *a > lo).map(|t| t.0).unwrap_or(lo + 0x100);
+    let frames: u64 = a[2].parse().unwrap();
+    let script = InputScript::parse(&a[3..]).expect("input");
+    let mut sys = System::new(&rom, Config::default());
+    let mut obs = Frames {
+        idle_lo: lo,
+        idle_hi: hi,
+        busy: 0,
+        idle: 0,
+        enter_line: -1,
+        was_idle: false,
+        dma_vblank: 0,
+        dma_active: 0,
+        dma_last: -1,
+        fill: 0,
+    };
+    println!("frame,busy,idle,idle_enter_line,dma_vblank,dma_active,dma_last_line,fill");
+    for f in 0..frames {
+        sys.set_pad(0, script.buttons_at(f));
+        obs.busy = 0;
+        obs.idle = 0;
+        obs.enter_line = -1;
+        obs.dma_vblank = 0;
+        obs.dma_active = 0;
+        obs.dma_last = -1;
+        obs.fill = 0;
+        if let Err(e) = sys.run_frame(&mut obs) {
+            eprintln!("stopped: {e}");
+            break;
+        }
+        println!(
+            "{f},{:.1},{:.1},{},{},{},{},{}",
+            obs.busy as f64 / 7.0,
+            obs.idle as f64 / 7.0,
+            obs.enter_line,
+            obs.dma_vblank,
+            obs.dma_active,
+            obs.dma_last,
+            obs.fill
+        );
+    }
+}

@@ -1,0 +1,241 @@
+//! Cartridge address space: ROM (linear up to 4 MB, SSF2-style bank mapper
+//! above), and the SRAM declared in the header.
+//!
+//! Mapper (public documentation of the Super Street Fighter II mapper,
+//! e.g. plutiedev "SSF2 mapper"): the 4 MB window is 8 slots of 512 KB; slot 0
+//! is fixed to bank 0, slots 1-7 are selected by writing a bank number to
+//! 0xA130F3, F5, F7, F9, FB, FD, FF. 0xA130F1 bit 0 maps SRAM over ROM at
+//! 0x200000 (on cartridges larger than 2 MB), bit 1 write-protects it.
+
+use crate::rom::{Rom, SramInfo, LINEAR_ROM_BYTES};
+
+#[derive(Clone, Debug)]
+pub struct Cart {
+    /// The image, padded with one spare byte pair for word reads at the end.
+    rom: Vec<u8>,
+    rom_len: usize,
+    /// Bank base offsets of the 8 slots (only with the mapper).
+    banks: [usize; 8],
+    pub mapper: bool,
+    pub sram_info: Option<SramInfo>,
+    pub sram: Vec<u8>,
+    /// SRAM visible (always when the ROM ends before the SRAM start; else
+    /// per 0xA130F1 bit 0).
+    pub sram_mapped: bool,
+    pub sram_write_protect: bool,
+    pub sram_dirty: bool,
+    /// The mapped SRAM window as (first address, length); length 0 when
+    /// unmapped. Kept so the hot ROM path tests it with one compare.
+    win_lo: u32,
+    win_len: u32,
+}
+
+impl Cart {
+    pub fn new(rom: &Rom) -> Self {
+        let mut data = rom.data.clone();
+        let rom_len = data.len();
+        data.extend_from_slice(&[0xFF, 0xFF]);
+        let sram_info = rom.header.sram;
+        let sram = sram_info.map(|s| vec![0xFF; s.size()]).unwrap_or_default();
+        let sram_mapped = sram_info.is_some_and(|s| (s.start as usize) >= rom_len);
+        let mut banks = [0usize; 8];
+        for (i, b) in banks.iter_mut().enumerate() {
+            *b = i * 0x80000;
+        }
+        Cart {
+            rom: data,
+            rom_len,
+            banks,
+            mapper: rom_len > LINEAR_ROM_BYTES,
+            sram_info,
+            sram,
+            sram_mapped,
+            sram_write_protect: false,
+            sram_dirty: false,
+            win_lo: 0,
+            win_len: 0,
+        }
+        .with_window()
+    }
+
+    fn with_window(mut self) -> Self {
+        self.update_window();
+        self
+    }
+
+    fn update_window(&mut self) {
+        match self.sram_info {
+            Some(s) if self.sram_mapped => {
+                self.win_lo = s.start & !1;
+                self.win_len = (s.end | 1) - (s.start & !1) + 1;
+            }
+            _ => {
+                self.win_lo = 0;
+                self.win_len = 0;
+            }
+        }
+    }
+
+    pub fn rom_len(&self) -> usize {
+        self.rom_len
+    }
+
+    /// ROM offset of 68000 address `addr` (< 0x400000).
+    #[inline(always)]
+    fn offset(&self, addr: u32) -> usize {
+        if self.mapper {
+            self.banks[((addr >> 19) & 7) as usize] | (addr as usize & 0x7FFFF)
+        } else {
+            addr as usize
+        }
+    }
+
+    #[inline]
+    fn sram_index(&self, addr: u32) -> Option<usize> {
+        let s = self.sram_info?;
+        if !self.sram_mapped || addr < s.start || addr > s.end {
+            return None;
+        }
+        if s.odd_only {
+            if addr & 1 == 0 {
+                return None;
+            }
+            Some(((addr - s.start) >> 1) as usize)
+        } else if s.even_only {
+            if addr & 1 != 0 {
+                return None;
+            }
+            Some(((addr - s.start) >> 1) as usize)
+        } else {
+            Some((addr - s.start) as usize)
+        }
+    }
+
+    /// Whether `addr` lies in the declared SRAM window while it is mapped.
+    #[inline]
+    pub fn in_sram_window(&self, addr: u32) -> bool {
+        addr.wrapping_sub(self.win_lo) < self.win_len
+    }
+
+    /// Byte read; `None` past the end of the ROM (open bus).
+    #[inline(always)]
+    pub fn read_byte(&self, addr: u32) -> Option<u8> {
+        if self.in_sram_window(addr) {
+            return Some(match self.sram_index(addr) {
+                Some(i) => self.sram.get(i).copied().unwrap_or(0xFF),
+                None => 0xFF,
+            });
+        }
+        let off = self.offset(addr);
+        if off < self.rom_len {
+            Some(self.rom[off])
+        } else {
+            None
+        }
+    }
+
+    /// Word read at an even address; `None` past the end of the ROM.
+    #[inline(always)]
+    pub fn read_word(&self, addr: u32) -> Option<u16> {
+        if self.in_sram_window(addr) {
+            let hi = self.read_byte(addr).unwrap_or(0xFF);
+            let lo = self.read_byte(addr | 1).unwrap_or(0xFF);
+            return Some(u16::from_be_bytes([hi, lo]));
+        }
+        let off = self.offset(addr);
+        if off < self.rom_len {
+            Some(u16::from_be_bytes([self.rom[off], self.rom[off + 1]]))
+        } else {
+            None
+        }
+    }
+
+    /// Byte write into the cartridge space: SRAM when mapped; `false` when
+    /// nothing took it.
+    pub fn write_byte(&mut self, addr: u32, v: u8) -> bool {
+        if let Some(i) = self.sram_index(addr) {
+            if !self.sram_write_protect {
+                if let Some(b) = self.sram.get_mut(i) {
+                    *b = v;
+                    self.sram_dirty = true;
+                }
+            }
+            return true;
+        }
+        self.in_sram_window(addr)
+    }
+
+    /// Mapper/SRAM control register write at 0xA130F1-0xA130FF (odd).
+    pub fn write_mapper(&mut self, addr: u32, v: u8) {
+        let reg = ((addr & 0xF) >> 1) as usize;
+        if reg == 0 {
+            if self.sram_info.is_some() {
+                self.sram_mapped = v & 1 != 0 || self.sram_always_visible();
+                self.sram_write_protect = v & 2 != 0;
+                self.update_window();
+            }
+        } else if self.mapper {
+            self.banks[reg] = ((v & 0x3F) as usize) * 0x80000;
+        }
+    }
+
+    fn sram_always_visible(&self) -> bool {
+        self.sram_info
+            .is_some_and(|s| (s.start as usize) >= self.rom_len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn rom_of(size: usize) -> Rom {
+        let mut d = vec![0u8; size];
+        d[0x100..0x104].copy_from_slice(b"SEGA");
+        for bank in 0..size / 0x80000 {
+            d[bank * 0x80000 + 0x1000] = bank as u8;
+        }
+        Rom::from_bytes(Path::new("t.bin"), d).unwrap()
+    }
+
+    #[test]
+    fn linear_and_open_bus() {
+        let c = Cart::new(&rom_of(0x80000 * 2));
+        assert!(!c.mapper);
+        assert_eq!(c.read_byte(0x81000), Some(1));
+        assert_eq!(c.read_byte(0x100000), None);
+    }
+
+    #[test]
+    fn ssf2_mapper() {
+        let mut c = Cart::new(&rom_of(0x80000 * 10));
+        assert!(c.mapper);
+        assert_eq!(c.read_byte(0x381000), Some(7));
+        c.write_mapper(0xA130FF, 9);
+        assert_eq!(c.read_byte(0x381000), Some(9));
+        c.write_mapper(0xA130F3, 8);
+        assert_eq!(c.read_byte(0x081000), Some(8));
+        assert_eq!(c.read_word(0x001000), Some(0x0000));
+    }
+
+    #[test]
+    fn sram_odd_bytes() {
+        let mut r = rom_of(0x80000);
+        r.header.sram = Some(SramInfo {
+            start: 0x200001,
+            end: 0x20FFFF,
+            odd_only: true,
+            even_only: false,
+        });
+        let mut c = Cart::new(&r);
+        assert!(c.sram_mapped);
+        assert!(c.write_byte(0x200001, 0x42));
+        assert_eq!(c.read_byte(0x200001), Some(0x42));
+        assert_eq!(c.read_word(0x200000), Some(0xFF42));
+        assert!(c.sram_dirty);
+        c.write_mapper(0xA130F1, 3); // write protect
+        c.write_byte(0x200001, 0x00);
+        assert_eq!(c.read_byte(0x200001), Some(0x42));
+    }
+}

@@ -1,0 +1,352 @@
+//! Cartridge images: loading, validation and header parsing.
+//!
+//! Header layout (Sega's cartridge header at 0x100-0x1FF, as documented by
+//! public references such as plutiedev "ROM header"): console name at 0x100
+//! ("SEGA MEGA DRIVE" / "SEGA GENESIS"), domestic name 0x120 (48 bytes),
+//! overseas name 0x150 (48), serial 0x180 (14), checksum 0x18E (u16), I/O
+//! support 0x190, ROM range 0x1A0, RAM range 0x1A8, SRAM declaration 0x1B0
+//! ("RA", type, 0x20, start u32, end u32), region 0x1F0.
+
+use std::path::{Path, PathBuf};
+
+/// Largest image the SSF2-style bank mapper can address: 64 banks of
+/// 512 KB (6-bit bank registers at 0xA130F3..0xA130FF).
+pub const MAX_ROM_BYTES: usize = 64 * 0x80000;
+/// Images up to this size are mapped linearly (0x000000-0x3FFFFF); larger
+/// ones use the bank mapper.
+pub const LINEAR_ROM_BYTES: usize = 0x400000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RomError {
+    #[error("{path}: cannot read the ROM: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: is a directory, expected a Mega Drive ROM image (.bin/.md)")]
+    IsDirectory { path: PathBuf },
+    #[error("{path}: the file is empty, expected a Mega Drive ROM image")]
+    Empty { path: PathBuf },
+    #[error("{path}: {len} bytes is too short for a Mega Drive ROM (the header ends at byte 512)")]
+    Truncated { path: PathBuf, len: usize },
+    #[error("{path}: odd size ({len} bytes); a Mega Drive ROM is made of 16-bit words")]
+    OddSize { path: PathBuf, len: usize },
+    #[error("{path}: {len} bytes is larger than the bank mapper can address ({max} bytes)")]
+    TooLarge {
+        path: PathBuf,
+        len: usize,
+        max: usize,
+    },
+    #[error("{path}: looks like an interleaved SMD dump (512-byte header, 16 KB blocks); convert it to a plain .bin first")]
+    Interleaved { path: PathBuf },
+    #[error("{path}: not a Mega Drive ROM: no \"SEGA\" in the console name at byte offset 0x100 (found {found:?})")]
+    BadHeader { path: PathBuf, found: String },
+}
+
+/// Video standard / console region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Region {
+    /// Japan, NTSC (domestic console).
+    JapanNtsc,
+    /// Americas, NTSC (overseas).
+    UsaNtsc,
+    /// Europe, PAL (overseas).
+    EuropePal,
+}
+
+impl Region {
+    pub fn is_pal(self) -> bool {
+        matches!(self, Region::EuropePal)
+    }
+    pub fn is_overseas(self) -> bool {
+        !matches!(self, Region::JapanNtsc)
+    }
+}
+
+/// Battery-backed RAM declared by the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SramInfo {
+    pub start: u32,
+    pub end: u32,
+    /// Only odd addresses (bits 4-3 of the type byte = 11).
+    pub odd_only: bool,
+    /// Only even addresses (bits 4-3 = 10).
+    pub even_only: bool,
+}
+
+impl SramInfo {
+    /// Bytes of storage.
+    pub fn size(&self) -> usize {
+        let span = (self.end - self.start) as usize + 1;
+        if self.odd_only || self.even_only {
+            span.div_ceil(2)
+        } else {
+            span
+        }
+    }
+}
+
+/// Parsed header fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub console: String,
+    pub domestic_name: String,
+    pub overseas_name: String,
+    pub serial: String,
+    pub checksum: u16,
+    /// Raw region field (0x1F0, 3 bytes).
+    pub region_field: String,
+    pub sram: Option<SramInfo>,
+}
+
+/// A loaded cartridge image.
+#[derive(Clone, Debug)]
+pub struct Rom {
+    pub path: PathBuf,
+    pub data: Vec<u8>,
+    pub header: Header,
+    /// Sum of the words from 0x200 to the end, as the header checksum is
+    /// defined.
+    pub computed_checksum: u16,
+}
+
+fn text(b: &[u8]) -> String {
+    b.iter()
+        .map(|&c| match c {
+            0 => ' ',
+            0x20..=0x7E => c as char,
+            _ => '.',
+        })
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+fn be32(b: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+impl Rom {
+    /// Read and validate a ROM file.
+    pub fn load(path: &Path) -> Result<Rom, RomError> {
+        if path.is_dir() {
+            return Err(RomError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
+        let data = std::fs::read(path).map_err(|source| RomError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Rom::from_bytes(path, data)
+    }
+
+    /// Validate an image already in memory; `path` is used in messages.
+    pub fn from_bytes(path: &Path, data: Vec<u8>) -> Result<Rom, RomError> {
+        let p = || path.to_path_buf();
+        let len = data.len();
+        if len == 0 {
+            return Err(RomError::Empty { path: p() });
+        }
+        if len < 0x200 {
+            return Err(RomError::Truncated { path: p(), len });
+        }
+        if len > MAX_ROM_BYTES {
+            return Err(RomError::TooLarge {
+                path: p(),
+                len,
+                max: MAX_ROM_BYTES,
+            });
+        }
+        if len % 2 != 0 {
+            return Err(RomError::OddSize { path: p(), len });
+        }
+        let console = &data[0x100..0x110];
+        if !console.windows(4).any(|w| w == b"SEGA") {
+            if len % 0x4000 == 0x200 {
+                return Err(RomError::Interleaved { path: p() });
+            }
+            return Err(RomError::BadHeader {
+                path: p(),
+                found: text(console),
+            });
+        }
+        let sram = if &data[0x1B0..0x1B2] == b"RA" {
+            let ty = data[0x1B2];
+            let start = be32(&data, 0x1B4) & 0xFF_FFFF;
+            let end = be32(&data, 0x1B8) & 0xFF_FFFF;
+            if end >= start && end - start < 0x10_0000 {
+                Some(SramInfo {
+                    start,
+                    end,
+                    odd_only: (ty >> 3) & 3 == 3,
+                    even_only: (ty >> 3) & 3 == 2,
+                })
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        let header = Header {
+            console: text(console),
+            domestic_name: text(&data[0x120..0x150]),
+            overseas_name: text(&data[0x150..0x180]),
+            serial: text(&data[0x180..0x18E]),
+            checksum: u16::from_be_bytes([data[0x18E], data[0x18F]]),
+            region_field: text(&data[0x1F0..0x1F3]),
+            sram,
+        };
+        let computed_checksum = data[0x200..]
+            .chunks(2)
+            .fold(0u16, |s, w| s.wrapping_add(u16::from_be_bytes([w[0], w[1]])));
+        Ok(Rom {
+            path: path.to_path_buf(),
+            data,
+            header,
+            computed_checksum,
+        })
+    }
+
+    pub fn checksum_ok(&self) -> bool {
+        self.header.checksum == self.computed_checksum
+    }
+
+    /// Region the header asks for: an overseas NTSC console when 'U' is
+    /// listed (or the new-style hex digit has bit 2), else Japan when 'J'
+    /// (bit 0), else Europe PAL when 'E' (bit 3); NTSC USA when unreadable.
+    pub fn region(&self) -> Region {
+        let f = self.header.region_field.as_bytes();
+        let has = |c: u8| f.contains(&c);
+        // New-style single hex digit (bit 0 Japan, bit 2 USA, bit 3 Europe).
+        if f.len() == 1 && !has(b'J') && !has(b'U') && !has(b'E') {
+            if let Some(d) = (f[0] as char).to_digit(16) {
+                if d & 4 != 0 {
+                    return Region::UsaNtsc;
+                }
+                if d & 1 != 0 {
+                    return Region::JapanNtsc;
+                }
+                if d & 8 != 0 {
+                    return Region::EuropePal;
+                }
+            }
+        }
+        if has(b'U') {
+            Region::UsaNtsc
+        } else if has(b'J') {
+            Region::JapanNtsc
+        } else if has(b'E') {
+            Region::EuropePal
+        } else {
+            Region::UsaNtsc
+        }
+    }
+
+    /// Whether the image needs the bank mapper (larger than 4 MB).
+    pub fn needs_mapper(&self) -> bool {
+        self.data.len() > LINEAR_ROM_BYTES
+    }
+
+    /// The save file used for SRAM: the ROM path with extension `.srm`.
+    pub fn sram_path(&self) -> PathBuf {
+        self.path.with_extension("srm")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn header_image(size: usize, region: &[u8]) -> Vec<u8> {
+        let mut d = vec![0u8; size];
+        d[0x100..0x110].copy_from_slice(b"SEGA MEGA DRIVE ");
+        d[0x120..0x124].copy_from_slice(b"TEST");
+        d[0x1F0..0x1F0 + region.len()].copy_from_slice(region);
+        d
+    }
+
+    fn load(d: Vec<u8>) -> Result<Rom, RomError> {
+        Rom::from_bytes(Path::new("x.bin"), d)
+    }
+
+    #[test]
+    fn header_fields_and_checksum() {
+        let mut d = header_image(0x400, b"JUE");
+        d[0x200] = 0x12;
+        d[0x201] = 0x34;
+        d[0x3FE] = 0x00;
+        d[0x3FF] = 0x01;
+        d[0x18E] = 0x12;
+        d[0x18F] = 0x35;
+        d[0x1B0..0x1BC].copy_from_slice(&[
+            b'R', b'A', 0xF8, 0x20, 0, 0x20, 0, 1, 0, 0x20, 0x3F, 0xFF,
+        ]);
+        let r = load(d).unwrap();
+        assert_eq!(r.header.domestic_name, "TEST");
+        assert_eq!(r.computed_checksum, 0x1235);
+        assert!(r.checksum_ok());
+        assert_eq!(r.region(), Region::UsaNtsc);
+        let s = r.header.sram.unwrap();
+        assert!(s.odd_only);
+        assert_eq!((s.start, s.end, s.size()), (0x200001, 0x203FFF, 0x2000));
+    }
+
+    #[test]
+    fn regions() {
+        assert_eq!(
+            load(header_image(0x200, b"E")).unwrap().region(),
+            Region::EuropePal
+        );
+        assert_eq!(
+            load(header_image(0x200, b"J")).unwrap().region(),
+            Region::JapanNtsc
+        );
+        assert_eq!(
+            load(header_image(0x200, b"8")).unwrap().region(),
+            Region::EuropePal
+        );
+        assert_eq!(
+            load(header_image(0x200, b"4")).unwrap().region(),
+            Region::UsaNtsc
+        );
+    }
+
+    #[test]
+    fn bad_images() {
+        assert!(matches!(load(vec![]), Err(RomError::Empty { .. })));
+        assert!(matches!(
+            load(vec![0; 100]),
+            Err(RomError::Truncated { len: 100, .. })
+        ));
+        let mut odd = header_image(0x400, b"U");
+        odd.push(0);
+        assert!(matches!(load(odd), Err(RomError::OddSize { .. })));
+        assert!(matches!(
+            load(vec![0x41; 0x400]),
+            Err(RomError::BadHeader { .. })
+        ));
+        assert!(matches!(
+            load(vec![0; 0x4200]),
+            Err(RomError::Interleaved { .. })
+        ));
+        let big = header_image(MAX_ROM_BYTES + 2, b"U");
+        assert!(matches!(load(big), Err(RomError::TooLarge { .. })));
+        let e = load(vec![0x41; 0x400]).unwrap_err().to_string();
+        assert!(e.contains("x.bin") && e.contains("0x100"), "{e}");
+    }
+
+    #[test]
+    fn directory_and_missing() {
+        let dir = std::env::temp_dir();
+        assert!(matches!(
+            Rom::load(&dir),
+            Err(RomError::IsDirectory { .. })
+        ));
+        assert!(matches!(
+            Rom::load(Path::new("/nonexistent/rom.bin")),
+            Err(RomError::Io { .. })
+        ));
+    }
+}

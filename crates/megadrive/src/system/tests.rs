@@ -1,0 +1,342 @@
+//! System tests with small hand-assembled 68000 programs.
+
+use super::*;
+use crate::observer::Clock;
+use crate::timing::{FrameGeometry, VINT_MCLK_H40};
+use std::path::Path;
+
+/// Build a ROM: vectors (SSP 0xFFFF00, PC 0x200, level 4/6 autovectors to
+/// 0x380/0x300), header, and `code` at 0x200, `handler6` at 0x300,
+/// `handler4` at 0x380.
+fn rom(code: &[u16], handler6: &[u16], handler4: &[u16]) -> Rom {
+    let mut d = vec![0u8; 0x1000];
+    let put32 = |d: &mut Vec<u8>, at: usize, v: u32| d[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    put32(&mut d, 0, 0x00FF_FF00);
+    put32(&mut d, 4, 0x200);
+    for v in 2..64 {
+        put32(&mut d, v * 4, 0x3F0); // everything else: a trap loop
+    }
+    put32(&mut d, 0x70, 0x380); // level 4
+    put32(&mut d, 0x78, 0x300); // level 6
+    d[0x100..0x110].copy_from_slice(b"SEGA MEGA DRIVE ");
+    d[0x1F0] = b'U';
+    let mut put = |at: usize, words: &[u16]| {
+        for (i, w) in words.iter().enumerate() {
+            d[at + 2 * i..at + 2 * i + 2].copy_from_slice(&w.to_be_bytes());
+        }
+    };
+    put(0x200, code);
+    put(0x300, handler6);
+    put(0x380, handler4);
+    put(0x3F0, &[0x60FE]); // bra.s *
+    Rom::from_bytes(Path::new("test.bin"), d).unwrap()
+}
+
+fn config() -> Config {
+    Config {
+        cpu_start_mclk: 0,
+        ..Config::default()
+    }
+}
+
+/// `move.w #v, $C00004`
+fn vdp_reg(v: u16) -> [u16; 4] {
+    [0x33FC, v, 0x00C0, 0x0004]
+}
+
+const RTE: u16 = 0x4E73;
+const LOOP: u16 = 0x60FE;
+/// `move.w #$2000, sr`
+const ENABLE_INTS: [u16; 2] = [0x46FC, 0x2000];
+
+#[derive(Default)]
+struct Rec {
+    exceptions: Vec<(ExceptionKind, u64, u16)>,
+    cost_total: u64,
+    freeze: u64,
+    fifo: u64,
+    refresh: u64,
+    dmas: Vec<DmaEvent>,
+    frame_starts: Vec<u64>,
+    at_pc: Vec<(u32, u32)>,
+    instructions: u64,
+}
+
+impl MdObserver for Rec {
+    fn frame_start(&mut self, _frame: u64, view: &SystemView) {
+        self.frame_starts.push(view.mclk());
+    }
+    fn instruction(&mut self, _pc: u32, cost: InstrCost, _clock: &Clock) {
+        self.instructions += 1;
+        self.cost_total += cost.total as u64;
+        self.freeze += cost.dma_freeze as u64;
+        self.fifo += cost.fifo_wait as u64;
+        self.refresh += cost.refresh as u64;
+    }
+    fn exception(&mut self, kind: ExceptionKind, _v: u8, _h: u32, mclk: u32, clock: &Clock) {
+        self.exceptions.push((kind, clock.mclk(), clock.line()));
+        self.cost_total += mclk as u64;
+    }
+    fn dma(&mut self, e: &DmaEvent) {
+        self.dmas.push(*e);
+    }
+    fn at_pc(&mut self, pc: u32, view: &SystemView) {
+        self.at_pc.push((pc, view.regs.d[0]));
+    }
+}
+
+fn program(parts: &[&[u16]]) -> Vec<u16> {
+    parts.iter().flat_map(|p| p.iter().copied()).collect()
+}
+
+#[test]
+fn vint_at_788_mclk_into_line_224() {
+    let code = program(&[&vdp_reg(0x8174), &vdp_reg(0x8C81), &ENABLE_INTS, &[LOOP]]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    let mut rec = Rec::default();
+    for _ in 0..3 {
+        sys.run_frame(&mut rec).unwrap();
+    }
+    let vints: Vec<_> = rec
+        .exceptions
+        .iter()
+        .filter(|e| e.0 == ExceptionKind::Interrupt(6))
+        .collect();
+    assert_eq!(vints.len(), 3, "{:?}", rec.exceptions);
+    let frame = FrameGeometry::new(false, false, true).mclk_per_frame();
+    for (i, v) in vints.iter().enumerate() {
+        // The exception event's clock is the boundary where the interrupt
+        // was taken: the first boundary at or after VINT (the loop is one
+        // 10-cycle bra).
+        let due = i as u64 * frame + VINT_MCLK_H40;
+        assert!(v.1 >= due && v.1 < due + 10 * 7, "vint {i} at {} due {due}", v.1);
+        assert_eq!(v.2, 224);
+    }
+    // Every mclk accounted for: instruction and exception costs add up to
+    // the elapsed time (within the last instruction's overshoot).
+    let elapsed = sys.mclk();
+    assert!(rec.cost_total <= elapsed && elapsed - rec.cost_total < 100);
+    assert_eq!(rec.frame_starts, vec![0, frame, 2 * frame]);
+}
+
+#[test]
+fn hint_every_line() {
+    // reg 0 = 0x14 (HINT on), reg 10 = 0: HINT on every active line and the
+    // first VBlank line.
+    let code = program(&[
+        &vdp_reg(0x8014),
+        &vdp_reg(0x8A00),
+        &vdp_reg(0x8154),
+        &vdp_reg(0x8C81),
+        &ENABLE_INTS,
+        &[LOOP],
+    ]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    let mut rec = Rec::default();
+    sys.run_frame(&mut rec).unwrap();
+    rec.exceptions.clear();
+    sys.run_frame(&mut rec).unwrap();
+    let lines: Vec<u16> = rec
+        .exceptions
+        .iter()
+        .filter(|e| e.0 == ExceptionKind::Interrupt(4))
+        .map(|e| e.2)
+        .collect();
+    assert_eq!(lines.len(), 225, "{lines:?}");
+    assert_eq!(lines[0], 224);
+    assert_eq!(lines[1], 0);
+    assert_eq!(*lines.last().unwrap(), 223);
+}
+
+#[test]
+fn cpu_dma_freezes_the_cpu_for_the_transfer() {
+    // In VBlank (the frame starts at line 224): DMA 0x100 words from RAM
+    // 0xFF0000 to VRAM 0.
+    let code = program(&[
+        &vdp_reg(0x8174),
+        &vdp_reg(0x8C81),
+        &vdp_reg(0x8F02),
+        &vdp_reg(0x9300), // length low
+        &vdp_reg(0x9401), // length high: 0x100 words
+        &vdp_reg(0x9500), // source >> 1 = 0x7F8000
+        &vdp_reg(0x9680),
+        &vdp_reg(0x977F),
+        // move.l #$40000080, $C00004
+        &[0x23FC, 0x4000, 0x0080, 0x00C0, 0x0004],
+        &[LOOP],
+    ]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    for (i, b) in sys.wram_mut().iter_mut().enumerate().take(0x200) {
+        *b = i as u8;
+    }
+    let mut rec = Rec::default();
+    sys.run_frame(&mut rec).unwrap();
+    assert_eq!(rec.dmas.len(), 1);
+    let d = rec.dmas[0];
+    assert_eq!(d.kind, DmaKind::FromCpu(DmaTarget::Vram));
+    assert_eq!(d.bytes, 512);
+    assert_eq!(d.source, 0xFF0000);
+    assert_eq!(d.span.bytes_vblank, 512);
+    // 512 bytes at 204 per H40 VBlank line.
+    let expect = (512u64 * 3420).div_ceil(204);
+    let len = d.span.end - d.span.start;
+    assert!(len.abs_diff(expect) <= 3420 / 204 + 1, "{len} vs {expect}");
+    assert_eq!(rec.freeze, len.div_ceil(7) * 7);
+    assert_eq!(&sys.vdp().vram[..4], &[0, 1, 2, 3]);
+}
+
+#[test]
+fn fifo_waits_show_in_instruction_costs() {
+    // Wait for line 10 (poll the V counter), then write 64 VRAM words back
+    // to back.
+    let code = program(&[
+        &vdp_reg(0x8174),
+        &vdp_reg(0x8C81),
+        &vdp_reg(0x8F02),
+        // wait: cmpi.b #10,$C00008 ; bne.s wait
+        &[0x0C39, 0x000A, 0x00C0, 0x0008, 0x66F6],
+        // move.l #$40000000,$C00004
+        &[0x23FC, 0x4000, 0x0000, 0x00C0, 0x0004],
+        // moveq #63,d0 ; lea $C00000,a0
+        &[0x703F, 0x41F9, 0x00C0, 0x0000],
+        // 1: move.w d0,(a0) ; dbra d0,1b
+        &[0x3080, 0x51C8, 0xFFFC],
+        &[LOOP],
+    ]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    let mut rec = Rec::default();
+    sys.run_frame(&mut rec).unwrap();
+    // 64 VRAM writes need 128 slots (18 per H40 line, ~7 lines); 4 fit in
+    // the FIFO at once, and the CPU's own 64 x 18 cycles (~2.4 lines)
+    // overlap the draining: it waits about 4.5 lines.
+    assert!(
+        rec.fifo > 3 * 3420 && rec.fifo < 6 * 3420,
+        "fifo wait {}",
+        rec.fifo
+    );
+    let vram = &sys.vdp().vram;
+    assert_eq!(u16::from_be_bytes([vram[0], vram[1]]), 63);
+    assert_eq!(u16::from_be_bytes([vram[0x7C], vram[0x7D]]), 1);
+}
+
+#[test]
+fn refresh_penalty_rate() {
+    let code = program(&[&[LOOP]]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    let mut rec = Rec::default();
+    sys.run_frame(&mut rec).unwrap();
+    // bra.s is 10 cycles; a refresh of 2 cycles every ~130 cycles.
+    let rate = rec.refresh as f64 / rec.cost_total as f64;
+    assert!((0.013..0.017).contains(&rate), "{rate}");
+}
+
+#[test]
+fn unmapped_accesses_are_counted() {
+    let code = program(&[
+        // move.w $400000,d0 ; move.w d0,$900000 ; tst.b $A14000
+        &[0x3039, 0x0040, 0x0000, 0x33C0, 0x0090, 0x0000],
+        &[LOOP],
+    ]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    sys.run_frame(&mut ()).unwrap();
+    let c = sys.counters();
+    assert_eq!(c.unmapped_reads, 1);
+    assert_eq!(c.unmapped_writes, 1);
+}
+
+#[test]
+fn runaway_and_bad_code_stop_with_a_report() {
+    // jmp $500000: nothing there.
+    let code = program(&[&[0x4EF9, 0x0050, 0x0000]]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    let mut err = None;
+    for _ in 0..10 {
+        if let Err(e) = sys.run_frame(&mut ()) {
+            err = Some(e);
+            break;
+        }
+    }
+    let e = err.expect("a jump into unmapped space must stop the run");
+    let msg = e.to_string();
+    assert!(matches!(e, RunError::Runaway { .. }), "{msg}");
+    assert!(msg.contains("frame 0") && msg.contains("last instructions: 5"), "{msg}");
+    // Illegal instruction.
+    let r = rom(&[0x4AFC], &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    match sys.run_frame(&mut ()) {
+        Err(RunError::Exception { kind, .. }) => {
+            assert_eq!(kind, ExceptionKind::IllegalInstruction)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn breakpoints_see_registers() {
+    // moveq #5,d0 ; 1: addq.l #1,d0 (at 0x202) ; bra.s 1b
+    let code = program(&[&[0x7005, 0x5280, 0x60FC]]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    let mut set = PcSet::new();
+    set.insert(0x202);
+    sys.set_breakpoints(Some(set));
+    let mut rec = Rec::default();
+    sys.run_frame(&mut rec).unwrap();
+    assert!(rec.at_pc.len() > 100);
+    assert_eq!(rec.at_pc[0], (0x202, 5));
+    assert_eq!(rec.at_pc[1], (0x202, 6));
+    // Same number of instructions as without breakpoints.
+    let mut sys2 = System::new(&r, config());
+    let mut rec2 = Rec::default();
+    sys2.run_frame(&mut rec2).unwrap();
+    assert_eq!(rec.instructions, rec2.instructions);
+    assert_eq!(sys.mclk(), sys2.mclk());
+}
+
+#[test]
+fn z80_bus_request_and_reset() {
+    // move.w #$100,$A11100 ; move.w #$100,$A11200 ; move.b #$42,$A00010 ;
+    // move.w $A11100,d0 ; loop
+    let code = program(&[
+        &[0x33FC, 0x0100, 0x00A1, 0x1100],
+        &[0x33FC, 0x0100, 0x00A1, 0x1200],
+        &[0x13FC, 0x0042, 0x00A0, 0x0010],
+        &[0x3039, 0x00A1, 0x1100],
+        &[LOOP],
+    ]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    sys.run_frame(&mut ()).unwrap();
+    assert!(sys.z80().busreq);
+    assert!(!sys.z80().reset);
+    assert_eq!(sys.z80().ram[0x10], 0x42);
+    assert_eq!(sys.registers().d[0] & 0x0100, 0, "bus granted");
+}
+
+#[test]
+fn pad_read_through_the_bus() {
+    // move.b #$40,$A10009 (TH output) ; move.b #$40,$A10003 ;
+    // move.b $A10003,d0 ; move.b #0,$A10003 ; move.b $A10003,d1 ; loop
+    let code = program(&[
+        &[0x13FC, 0x0040, 0x00A1, 0x0009],
+        &[0x13FC, 0x0040, 0x00A1, 0x0003],
+        &[0x1039, 0x00A1, 0x0003],
+        &[0x13FC, 0x0000, 0x00A1, 0x0003],
+        &[0x1239, 0x00A1, 0x0003],
+        &[LOOP],
+    ]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    sys.set_pad(0, Buttons::RIGHT | Buttons::START);
+    sys.run_frame(&mut ()).unwrap();
+    let regs = sys.registers();
+    assert_eq!(regs.d[0] & 0xFF, 0x40 | 0b11_0111);
+    assert_eq!(regs.d[1] & 0xFF, 0b01_0011);
+}

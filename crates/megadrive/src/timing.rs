@@ -1,0 +1,319 @@
+//! Every hardware timing constant of the console, in one place.
+//!
+//! Times are master clocks (mclk) unless the name says otherwise. Sources are
+//! cited next to each constant; "md-timing.md" is
+//! `shared/docs/md-timing.md` (facts collected from public documentation and
+//! from Genesis Plus GX, "GPGX").
+
+/// md-timing.md: master clock 53,693,175 Hz (NTSC).
+pub const MCLK_HZ_NTSC: u64 = 53_693_175;
+/// md-timing.md: master clock 53,203,424 Hz (PAL).
+pub const MCLK_HZ_PAL: u64 = 53_203_424;
+/// md-timing.md: "68000 = mclk / 7".
+pub const M68K_DIVIDER: u64 = 7;
+/// md-timing.md: "Z80 = mclk / 15".
+pub const Z80_DIVIDER: u64 = 15;
+/// md-timing.md: "3,420 master clocks (mclk) per scanline".
+pub const MCLK_PER_LINE: u64 = 3420;
+/// md-timing.md: "262 lines per NTSC frame".
+pub const LINES_NTSC: u16 = 262;
+/// md-timing.md: "313 PAL".
+pub const LINES_PAL: u16 = 313;
+
+/// md-timing.md: VINT fires 788 mclk into the first VBlank line in H40.
+pub const VINT_MCLK_H40: u64 = 788;
+/// md-timing.md: VINT fires 770 mclk into the first VBlank line in H32.
+pub const VINT_MCLK_H32: u64 = 770;
+
+/// md-timing.md: HBlank flag set at mclk 280, cleared at 860 (H32).
+pub const HBLANK_H32: (u64, u64) = (280, 860);
+/// md-timing.md: HBlank flag set at mclk 228, cleared at 872 (H40).
+pub const HBLANK_H40: (u64, u64) = (228, 872);
+
+/// md-timing.md, DRAM refresh (GPGX model): 2 CPU cycles added...
+pub const REFRESH_PENALTY_CYCLES: u32 = 2;
+/// ...when 128 CPU cycles have passed since the last one.
+pub const REFRESH_INTERVAL_CYCLES: u64 = 128;
+
+/// md-timing.md, bus penalties: 68000 access to the Z80 area costs +1 CPU
+/// cycle.
+pub const Z80_AREA_WAIT_CYCLES: u32 = 1;
+/// md-timing.md, bus penalties: a Z80 access to the 68000 bus (banked window)
+/// costs about +3 Z80 cycles.
+pub const Z80_BANK_WAIT_TSTATES: usize = 3;
+
+/// md-timing.md, VDP FIFO: "4-entry FIFO".
+pub const FIFO_DEPTH: usize = 4;
+/// md-timing.md, VDP FIFO: external access slots per line (mclk from line
+/// start), H32.
+pub const SLOTS_H32: [u16; 16] = [
+    230, 510, 810, 970, 1130, 1450, 1610, 1770, 2090, 2250, 2410, 2730, 2890, 3050, 3350, 3370,
+];
+/// md-timing.md, VDP FIFO: external access slots per line, H40.
+pub const SLOTS_H40: [u16; 18] = [
+    352, 820, 948, 1076, 1332, 1460, 1588, 1844, 1972, 2100, 2356, 2484, 2612, 2868, 2996, 3124,
+    3364, 3380,
+];
+/// md-timing.md: "A VRAM write uses 2 slots (byte-wide VRAM access)".
+pub const FIFO_SLOTS_VRAM: u32 = 2;
+/// md-timing.md: "CRAM/VSRAM 1".
+pub const FIFO_SLOTS_CRAM: u32 = 1;
+
+/// Kinds of VDP DMA, for the bandwidth table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DmaBandwidth {
+    /// 68000 -> VRAM.
+    ToVram,
+    /// 68000 -> CRAM or VSRAM.
+    ToCramVsram,
+    /// VRAM fill.
+    Fill,
+    /// VRAM copy.
+    Copy,
+}
+
+/// md-timing.md, "VDP DMA bandwidth (bytes per line)": returns the bytes one
+/// line moves for (`kind`, blank, H40). "blank" = VBlank lines or display
+/// disabled.
+#[inline]
+pub fn dma_bytes_per_line(kind: DmaBandwidth, blank: bool, h40: bool) -> u64 {
+    // | mode | H32 active | H40 active | H32 blank | H40 blank |
+    match (kind, blank, h40) {
+        (DmaBandwidth::ToVram, false, false) => 16,
+        (DmaBandwidth::ToVram, false, true) => 18,
+        (DmaBandwidth::ToVram, true, false) => 166,
+        (DmaBandwidth::ToVram, true, true) => 204,
+        (DmaBandwidth::ToCramVsram, false, false) => 16,
+        (DmaBandwidth::ToCramVsram, false, true) => 18,
+        (DmaBandwidth::ToCramVsram, true, false) => 161,
+        (DmaBandwidth::ToCramVsram, true, true) => 198,
+        (DmaBandwidth::Fill, false, false) => 16,
+        (DmaBandwidth::Fill, false, true) => 18,
+        (DmaBandwidth::Fill, true, false) => 166,
+        (DmaBandwidth::Fill, true, true) => 204,
+        (DmaBandwidth::Copy, false, false) => 8,
+        (DmaBandwidth::Copy, false, true) => 9,
+        (DmaBandwidth::Copy, true, false) => 83,
+        (DmaBandwidth::Copy, true, true) => 102,
+    }
+}
+
+/// md-timing.md: "Fill starts after a delay of about 2 slots". We charge two
+/// H40 slot spacings of the blank-time bandwidth, i.e. 2 bytes' worth of
+/// time at the fill rate of the current line (see `Vdp::start_fill`).
+pub const FILL_START_DELAY_BYTES: u64 = 2;
+
+/// YM2612: its clock is mclk / 7 (the 68000 clock; public YM2612 notes,
+/// Sega Genesis technical overview: "YM2612 clocked at 7.67 MHz").
+pub const YM_DIVIDER: u64 = 7;
+/// YM2612: one output sample every 144 YM clocks (OPN2 datasheet: 6
+/// prescaler x 24 operator slots), i.e. 1,008 mclk. Timer A counts once per
+/// sample.
+pub const YM_SAMPLE_MCLK: u64 = 144 * YM_DIVIDER;
+/// YM2612: timer B counts once every 16 samples (OPN datasheet: timer B
+/// period = 16 x timer A's unit).
+pub const YM_TIMER_B_SAMPLES: u64 = 16;
+/// YM2612 busy flag after a data write: 32 internal cycles of 6 YM clocks
+/// (public YM2612 notes), i.e. 32 * 6 * 7 mclk. Approximate.
+pub const YM_BUSY_MCLK: u64 = 32 * 6 * YM_DIVIDER;
+
+/// 6-button pad: the TH transition counter resets when TH has not changed
+/// for about 1.5 ms (public 6-button protocol notes, e.g. plutiedev
+/// "6-button controller": "the counter resets after ~1.5 ms"). In mclk
+/// (NTSC master clock): 1.5e-3 * 53,693,175.
+pub const PAD6_TIMEOUT_MCLK: u64 = 80_540;
+
+/// Geometry of one frame in the current video mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameGeometry {
+    /// Total lines: md-timing.md 262 (NTSC) or 313 (PAL).
+    pub lines: u16,
+    /// Active lines: 224 (V28) or 240 (V30); the first VBlank line has this
+    /// number (md-timing.md: "VBlank flag set at the start of line 224 (V28)
+    /// / 240 (V30)").
+    pub active: u16,
+    pub h40: bool,
+    pub pal: bool,
+}
+
+impl FrameGeometry {
+    pub fn new(pal: bool, v30: bool, h40: bool) -> Self {
+        FrameGeometry {
+            lines: if pal { LINES_PAL } else { LINES_NTSC },
+            active: if v30 { 240 } else { 224 },
+            h40,
+            pal,
+        }
+    }
+
+    pub fn mclk_per_frame(&self) -> u64 {
+        self.lines as u64 * MCLK_PER_LINE
+    }
+
+    /// VINT offset into the first VBlank line.
+    pub fn vint_offset(&self) -> u64 {
+        if self.h40 {
+            VINT_MCLK_H40
+        } else {
+            VINT_MCLK_H32
+        }
+    }
+
+    pub fn in_vblank(&self, line: u16) -> bool {
+        line >= self.active
+    }
+}
+
+/// The 8-bit V counter for `line` (0 = first active line).
+///
+/// Public VDP documentation (Charles MacDonald's genvdp.txt, "HV counter"):
+/// NTSC V28: 00-EA, E5-FF; NTSC V30: 00-FF, 00-05; PAL V28: 00-102, 1CA-1FF;
+/// PAL V30: 00-10A, 1D2-1FF. The value read is the low 8 bits.
+pub fn v_counter(line: u16, pal: bool, v30: bool) -> u16 {
+    let jump = match (pal, v30) {
+        (false, false) => Some((0xEA, 0xE5)),
+        (false, true) => None,
+        (true, false) => Some((0x102, 0x1CA)),
+        (true, true) => Some((0x10A, 0x1D2)),
+    };
+    let v = match jump {
+        Some((last, restart)) if line > last => restart + (line - last - 1),
+        _ => line,
+    };
+    v & 0x1FF
+}
+
+/// The 9-bit H pixel counter `mclk` master clocks into a line.
+///
+/// Sequences (genvdp.txt): H32 000-127, 1D2-1FF (342 pixels of 10 mclk);
+/// H40 000-16C, 1C9-1FF (420 pixels). Anchor: md-timing.md puts the HBlank
+/// flag at mclk 280 (H32) / 228 (H40); genvdp.txt puts the HBlank flag's
+/// start at H counter 0x126 (H32) / 0x166 (H40) (the read value 0x93 / 0xB3).
+/// H40 pixels are of mixed 8- and 10-mclk width on hardware; we spread the
+/// 420 pixels evenly over 3,420 mclk (approximation, within 2 pixels).
+pub fn h_counter(mclk: u64, h40: bool) -> u16 {
+    let (pixels, anchor_mclk, anchor_index, first_end, restart) = if h40 {
+        (420u64, HBLANK_H40.0, 0x166u64, 0x16Cu64, 0x1C9u64)
+    } else {
+        (342u64, HBLANK_H32.0, 0x126u64, 0x127u64, 0x1D2u64)
+    };
+    // index = position in the 0..pixels sequence (0 = counter value 0).
+    let rel = (mclk + MCLK_PER_LINE - anchor_mclk) % MCLK_PER_LINE;
+    let index = (anchor_index + rel * pixels / MCLK_PER_LINE) % pixels;
+    let v = if index <= first_end {
+        index
+    } else {
+        restart + (index - first_end - 1)
+    };
+    v as u16
+}
+
+/// DRAM refresh delay model (md-timing.md, "68000 DRAM refresh", GPGX model):
+/// at each instruction boundary, when the CPU clock has reached `due`, the
+/// instruction just finished is charged 2 extra CPU cycles and the next
+/// refresh is due 128 CPU cycles later.
+///
+/// `due` is computed from the boundary time *before* the penalty is added;
+/// with this choice the `burn(500)` loop of md-timing.md costs 5,115-5,116
+/// cycles per call on average, as GPGX measured (see the unit test).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Refresh {
+    /// CPU cycle at or after which the next refresh penalty applies.
+    pub due: u64,
+}
+
+impl Refresh {
+    /// Extra CPU cycles to charge at a boundary at CPU time `now`.
+    #[inline(always)]
+    pub fn at_boundary(&mut self, now: u64) -> u32 {
+        if now >= self.due {
+            self.due = now + REFRESH_INTERVAL_CYCLES;
+            REFRESH_PENALTY_CYCLES
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_lengths() {
+        let ntsc = FrameGeometry::new(false, false, true);
+        assert_eq!(ntsc.mclk_per_frame(), 896_040);
+        let pal = FrameGeometry::new(true, true, true);
+        assert_eq!(pal.mclk_per_frame(), 313 * 3420);
+    }
+
+    #[test]
+    fn v_counter_sequences() {
+        // NTSC V28: 0..=0xEA then 0xE5..=0xFF, 262 lines.
+        let seq: Vec<u16> = (0..262).map(|l| v_counter(l, false, false)).collect();
+        assert_eq!(seq[0xEA], 0xEA);
+        assert_eq!(seq[0xEB], 0xE5);
+        assert_eq!(seq[261], 0xFF);
+        // PAL V28: 0..=0x102 then 0x1CA..=0x1FF
+        let seq: Vec<u16> = (0..313).map(|l| v_counter(l, true, false)).collect();
+        assert_eq!(seq[0x102], 0x102);
+        assert_eq!(seq[0x103], 0x1CA);
+        assert_eq!(seq[312], 0x1FF);
+        // PAL V30
+        let seq: Vec<u16> = (0..313).map(|l| v_counter(l, true, true)).collect();
+        assert_eq!(seq[0x10A], 0x10A);
+        assert_eq!(seq[0x10B], 0x1D2);
+        assert_eq!(seq[312], 0x1FF);
+        // NTSC V30 runs 0..=0x105 continuously (only 8 bits are read).
+        assert_eq!(v_counter(261, false, true) & 0xFF, 0x05);
+    }
+
+    #[test]
+    fn h_counter_sequences() {
+        // At the HBlank flag start the counter has its documented value.
+        assert_eq!(h_counter(HBLANK_H32.0, false), 0x126);
+        assert_eq!(h_counter(HBLANK_H40.0, true), 0x166);
+        // The H32 HBlank end (mclk 860) is 58 pixels later: 0x126, 0x127,
+        // 0x1D2..=0x1FF (46), 0x000..=0x009.
+        assert_eq!(h_counter(HBLANK_H32.1, false), 0x00A);
+        // Every value of each sequence appears, in order, over one line.
+        for (h40, n) in [(false, 342usize), (true, 420usize)] {
+            let mut seen = std::collections::BTreeSet::new();
+            let step = if h40 { 1 } else { 10 };
+            let mut m = 0;
+            while m < MCLK_PER_LINE {
+                seen.insert(h_counter(m, h40));
+                m += step;
+            }
+            assert_eq!(seen.len(), n, "h40={h40}");
+            assert!(!seen.contains(&(if h40 { 0x16D } else { 0x128 })));
+        }
+    }
+
+    /// md-timing.md: burn(500) = 5,038 table cycles, measured 5,115.8 per
+    /// call in GPGX (averaged over 4,348 calls). Replay the instruction
+    /// sequence through the refresh model, calls back to back.
+    #[test]
+    fn refresh_burn500() {
+        let mut r = Refresh::default();
+        let mut now: u64 = 0;
+        let calls = 4348u64;
+        let mut instr = Vec::new();
+        instr.push(8u64); // move.w #500,d0
+        instr.extend(std::iter::repeat(10u64).take(500)); // dbra taken
+        instr.push(14); // dbra not taken
+        instr.push(16); // rts
+        let start = now;
+        for _ in 0..calls {
+            for &c in &instr {
+                now += c;
+                now += r.at_boundary(now) as u64;
+            }
+        }
+        let per_call = (now - start) as f64 / calls as f64;
+        assert!(
+            (per_call - 5115.8).abs() < 3.0,
+            "burn(500) = {per_call} cycles per call, GPGX measured 5115.8"
+        );
+    }
+}

@@ -1,0 +1,1041 @@
+//! The VDP (315-5313) as the CPU sees it: registers, ports, memories, status,
+//! HV counter, interrupts, DMA timing and the write FIFO. Pixels are drawn by
+//! [`crate::render`] only when a picture is asked for.
+//!
+//! Port protocol (Sega Genesis Software Manual; Charles MacDonald's
+//! genvdp.txt): a control-port word `10rrrrrr vvvvvvvv` writes register r
+//! (when no command is half written); otherwise two words form a command:
+//! first `CD1 CD0 A13..A0`, second `0000 0000 CD5 CD4 CD3 CD2 00 A15 A14`.
+//! Codes: 0001 VRAM write, 0011 CRAM write, 0101 VSRAM write, 0000 VRAM read,
+//! 1000 CRAM read, 0100 VSRAM read, 1100 8-bit VRAM read; CD5 starts a DMA
+//! when register 1 bit 4 allows it. Register 23 bits 7-6: 0x = 68000 -> VDP,
+//! 10 = VRAM fill (started by the next data-port write), 11 = VRAM copy.
+//!
+//! Times passed in are master clocks (mclk) on the console's single
+//! timebase. The VDP knows where its frame started ([`Vdp::begin_frame`]) and
+//! derives line and position from that.
+
+use crate::render::{sprite_line_status, VdpSnapshot};
+use crate::timing::{
+    dma_bytes_per_line, h_counter, v_counter, DmaBandwidth, FrameGeometry, FIFO_DEPTH,
+    FIFO_SLOTS_CRAM, FIFO_SLOTS_VRAM, FILL_START_DELAY_BYTES, HBLANK_H32, HBLANK_H40,
+    MCLK_PER_LINE, SLOTS_H32, SLOTS_H40,
+};
+
+/// Where a DMA writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DmaTarget {
+    Vram,
+    Cram,
+    Vsram,
+}
+
+/// Kind of DMA, for observers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DmaKind {
+    /// 68000 memory -> VRAM/CRAM/VSRAM; the 68000 is frozen meanwhile.
+    FromCpu(DmaTarget),
+    /// VRAM (or CRAM/VSRAM) fill; runs beside the CPU.
+    Fill(DmaTarget),
+    /// VRAM -> VRAM copy; runs beside the CPU.
+    Copy,
+}
+
+/// When a DMA runs and how its bytes split between VBlank and active
+/// display (by the line at which each byte moved).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DmaSpan {
+    pub start: u64,
+    pub end: u64,
+    pub bytes_vblank: u32,
+    pub bytes_active: u32,
+    /// Last active-display line (0-based) in which bytes moved.
+    pub last_active_line: Option<u16>,
+    /// Line at the start.
+    pub start_line: u16,
+}
+
+/// What a control-port write asks the console to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ControlAction {
+    None,
+    /// Run a 68000 -> VDP DMA: `words` words from 68000 address `source`.
+    DmaFromCpu {
+        source: u32,
+        words: u32,
+        target: DmaTarget,
+    },
+    /// A VRAM copy was started (already done in memory).
+    CopyStarted(DmaSpan, u32),
+}
+
+/// Result of a data-port write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataWrite {
+    /// mclk the CPU waited (FIFO full, fill/copy in progress).
+    pub wait: u64,
+    /// Part of `wait` spent on a full FIFO.
+    pub fifo_wait: u64,
+    /// A fill started by this write: its span and byte count.
+    pub fill: Option<(DmaSpan, u32, DmaTarget)>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct SpriteFlags {
+    /// Frame these were computed for (`u64::MAX`: never).
+    frame: u64,
+    overflow_line: Option<u16>,
+    collision_line: Option<u16>,
+    overflow_read: bool,
+    collision_read: bool,
+}
+
+/// The VDP state.
+#[derive(Clone)]
+pub struct Vdp {
+    /// VRAM, big-endian: the word at even address A has its high byte at A.
+    pub vram: Box<[u8; 0x10000]>,
+    /// CRAM entries in the hardware form `0000BBB0GGG0RRR0`.
+    pub cram: [u16; 64],
+    pub vsram: [u16; 40],
+    pub regs: [u8; 24],
+    /// First control word received, waiting for the second.
+    pending: bool,
+    code: u8,
+    addr: u16,
+    fill_pending: bool,
+    /// VINT pending (status bit 7, "F").
+    pub vint_pending: bool,
+    pub hint_pending: bool,
+    hint_counter: u8,
+    /// Fill/copy in progress until this mclk.
+    dma_busy_until: u64,
+    /// FIFO: completion times of queued writes (ring).
+    fifo: [u64; FIFO_DEPTH],
+    fifo_head: usize,
+    fifo_len: usize,
+    fifo_last_done: u64,
+    fifo_last_data: u16,
+    hv_latch: Option<u16>,
+    pal: bool,
+    odd_frame: bool,
+    frame_origin: u64,
+    first_line: u16,
+    geom: FrameGeometry,
+    frame_number: u64,
+    sprites: SpriteFlags,
+    /// Writes with an invalid code (counted, ignored).
+    pub invalid_writes: u64,
+}
+
+impl Vdp {
+    pub fn new(pal: bool) -> Self {
+        let geom = FrameGeometry::new(pal, false, false);
+        Vdp {
+            vram: Box::new([0; 0x10000]),
+            cram: [0; 64],
+            vsram: [0; 40],
+            regs: [0; 24],
+            pending: false,
+            code: 0,
+            addr: 0,
+            fill_pending: false,
+            vint_pending: false,
+            hint_pending: false,
+            hint_counter: 0,
+            dma_busy_until: 0,
+            fifo: [0; FIFO_DEPTH],
+            fifo_head: 0,
+            fifo_len: 0,
+            fifo_last_done: 0,
+            fifo_last_data: 0,
+            hv_latch: None,
+            pal,
+            odd_frame: false,
+            frame_origin: 0,
+            first_line: geom.active,
+            geom,
+            frame_number: 0,
+            sprites: SpriteFlags {
+                frame: u64::MAX,
+                ..Default::default()
+            },
+            invalid_writes: 0,
+        }
+    }
+
+    /// The memories and registers, for the renderer.
+    pub fn snapshot(&self) -> VdpSnapshot<'_> {
+        VdpSnapshot {
+            vram: &self.vram,
+            cram: &self.cram,
+            vsram: &self.vsram,
+            regs: &self.regs,
+        }
+    }
+
+    #[inline]
+    pub fn h40(&self) -> bool {
+        // Register 12 bit 0 (RS1) selects the H40 dot clock.
+        self.regs[12] & 0x01 != 0
+    }
+
+    #[inline]
+    pub fn v30(&self) -> bool {
+        self.regs[1] & 0x08 != 0
+    }
+
+    #[inline]
+    pub fn display_enabled(&self) -> bool {
+        self.regs[1] & 0x40 != 0
+    }
+
+    pub fn pal(&self) -> bool {
+        self.pal
+    }
+
+    /// Interlace mode bits (register 12 bits 2-1): 0 none, 1 mode 1, 3 mode 2.
+    pub fn interlace(&self) -> u8 {
+        (self.regs[12] >> 1) & 3
+    }
+
+    /// Geometry for a frame starting now (V30 only in PAL).
+    pub fn current_geometry(&self) -> FrameGeometry {
+        FrameGeometry::new(self.pal, self.v30() && self.pal, self.h40())
+    }
+
+    /// Geometry of the frame in progress.
+    pub fn geometry(&self) -> FrameGeometry {
+        self.geom
+    }
+
+    /// Start a frame at `origin` (mclk) whose first line is the first VBlank
+    /// line of `geom`.
+    pub fn begin_frame(&mut self, origin: u64, geom: FrameGeometry, frame: u64) {
+        self.frame_origin = origin;
+        self.geom = geom;
+        self.first_line = geom.active;
+        self.frame_number = frame;
+        if self.interlace() != 0 {
+            self.odd_frame = !self.odd_frame;
+        } else {
+            self.odd_frame = false;
+        }
+    }
+
+    pub fn frame_origin(&self) -> u64 {
+        self.frame_origin
+    }
+
+    /// (line, mclk into the line) at time `now`.
+    #[inline]
+    pub fn position(&self, now: u64) -> (u16, u64) {
+        let rel = now.saturating_sub(self.frame_origin);
+        let idx = rel / MCLK_PER_LINE;
+        let off = rel % MCLK_PER_LINE;
+        let line = ((self.first_line as u64 + idx) % self.geom.lines as u64) as u16;
+        (line, off)
+    }
+
+    /// Lines where DMA and FIFO run at blank speed: VBlank, or display off.
+    #[inline]
+    fn blank_line(&self, line: u16) -> bool {
+        line >= self.geom.active || !self.display_enabled()
+    }
+
+    /// Called at the start of each line (HINT counter, md-timing.md: "the
+    /// line counter (reg 10) is decremented at the start of each active line
+    /// and of the first VBlank line; on underflow HINT is raised at mclk 0 of
+    /// the line and the counter reloads"; it is reloaded on the other VBlank
+    /// lines).
+    pub fn line_start(&mut self, line: u16) {
+        if line <= self.geom.active {
+            if self.hint_counter == 0 {
+                self.hint_counter = self.regs[10];
+                self.hint_pending = true;
+            } else {
+                self.hint_counter -= 1;
+            }
+        } else {
+            self.hint_counter = self.regs[10];
+        }
+    }
+
+    /// VINT time (md-timing.md: 788 mclk into the first VBlank line in H40,
+    /// 770 in H32): sets the F flag.
+    pub fn raise_vint(&mut self) {
+        self.vint_pending = true;
+    }
+
+    /// Interrupt priority level the VDP asserts: 6 for VINT (register 1 bit
+    /// 5 enables), 4 for HINT (register 0 bit 4 enables).
+    #[inline]
+    pub fn ipl(&self) -> u8 {
+        if self.vint_pending && self.regs[1] & 0x20 != 0 {
+            6
+        } else if self.hint_pending && self.regs[0] & 0x10 != 0 {
+            4
+        } else {
+            0
+        }
+    }
+
+    /// The 68000 acknowledged an interrupt of `level`.
+    pub fn acknowledge(&mut self, level: u8) {
+        match level {
+            6 => self.vint_pending = false,
+            4 => self.hint_pending = false,
+            _ => {}
+        }
+    }
+
+    // ----- status, HV counter ----------------------------------------
+
+    fn hv_now(&self, now: u64) -> u16 {
+        let (line, off) = self.position(now);
+        let mut v = v_counter(line, self.pal, self.geom.active == 240);
+        if self.interlace() == 3 {
+            // Interlace mode 2: bits 7-1 are V6-V0, bit 0 is V8 of the
+            // double-resolution counter (genvdp.txt).
+            let v2 = (v << 1) | self.odd_frame as u16;
+            v = (v2 & 0xFE) | ((v2 >> 8) & 1);
+        } else if self.interlace() == 1 {
+            v = (v & 0xFE) | ((v >> 8) & 1);
+        }
+        let h = h_counter(off, self.h40()) >> 1;
+        ((v & 0xFF) << 8) | (h & 0xFF)
+    }
+
+    /// HV counter read (0xC00008).
+    pub fn read_hv(&self, now: u64) -> u16 {
+        match self.hv_latch {
+            Some(v) if self.regs[0] & 0x02 != 0 => v,
+            _ => self.hv_now(now),
+        }
+    }
+
+    fn fifo_drain(&mut self, now: u64) {
+        while self.fifo_len > 0 && self.fifo[self.fifo_head] <= now {
+            self.fifo_head = (self.fifo_head + 1) % FIFO_DEPTH;
+            self.fifo_len -= 1;
+        }
+    }
+
+    fn update_sprite_flags(&mut self) {
+        if self.sprites.frame == self.frame_number {
+            return;
+        }
+        let mut f = SpriteFlags {
+            frame: self.frame_number,
+            ..Default::default()
+        };
+        if self.display_enabled() {
+            let h40 = self.h40();
+            let active = self.geom.active as usize;
+            let (max_sprites, per_line) = if h40 { (80usize, 20u8) } else { (64, 16) };
+            let base = ((self.regs[5] as usize) & if h40 { 0x7E } else { 0x7F }) << 9;
+            let mut counts = [0u8; 240];
+            let mut idx = 0usize;
+            for _ in 0..max_sprites {
+                let e = (base + idx * 8) & 0xFFFF;
+                let y = (u16::from_be_bytes([self.vram[e], self.vram[(e + 1) & 0xFFFF]]) & 0x3FF)
+                    as i32;
+                let size = self.vram[(e + 2) & 0xFFFF];
+                let link = (self.vram[(e + 3) & 0xFFFF] & 0x7F) as usize;
+                let h = (((size & 3) + 1) * 8) as i32;
+                let top = y - 128;
+                let lo = top.max(0) as usize;
+                let hi = ((top + h).max(0) as usize).min(active);
+                for c in &mut counts[lo.min(hi)..hi] {
+                    *c = c.saturating_add(1);
+                }
+                if link == 0 || link >= max_sprites {
+                    break;
+                }
+                idx = link;
+            }
+            // Only lines with two or more sprites can overflow or collide:
+            // ask the renderer's sprite evaluator for the exact answer there.
+            let snap = self.snapshot();
+            for (line, &c) in counts[..active].iter().enumerate() {
+                if c < 2 {
+                    continue;
+                }
+                if f.overflow_line.is_some() && f.collision_line.is_some() {
+                    break;
+                }
+                let (ov, col) = if c > per_line || c >= 2 {
+                    sprite_line_status(&snap, line as u16)
+                } else {
+                    (false, false)
+                };
+                if ov && f.overflow_line.is_none() {
+                    f.overflow_line = Some(line as u16);
+                }
+                if col && f.collision_line.is_none() {
+                    f.collision_line = Some(line as u16);
+                }
+            }
+        }
+        self.sprites = f;
+    }
+
+    /// Status register read (0xC00004). `open_bus` supplies bits 15-10
+    /// (hardware: the bus's previous contents).
+    pub fn read_status(&mut self, now: u64, open_bus: u16) -> u16 {
+        self.pending = false;
+        self.fifo_drain(now);
+        let (line, off) = self.position(now);
+        let mut s = open_bus & 0xFC00;
+        if self.fifo_len == 0 {
+            s |= 0x0200;
+        }
+        if self.fifo_len == FIFO_DEPTH {
+            s |= 0x0100;
+        }
+        if self.vint_pending {
+            s |= 0x0080;
+        }
+        // Sprite overflow (bit 6) and collision (bit 5): computed from the
+        // sprite table only when the status is read, once per frame; set
+        // once the beam has passed the line, cleared by the read.
+        self.update_sprite_flags();
+        let passed = |l: Option<u16>| l.is_some_and(|l| line >= self.geom.active || l < line);
+        if passed(self.sprites.overflow_line) && !self.sprites.overflow_read {
+            s |= 0x0040;
+            self.sprites.overflow_read = true;
+        }
+        if passed(self.sprites.collision_line) && !self.sprites.collision_read {
+            s |= 0x0020;
+            self.sprites.collision_read = true;
+        }
+        if self.odd_frame {
+            s |= 0x0010;
+        }
+        // VBlank: from the first VBlank line until the start of the frame's
+        // last line (genvdp.txt: cleared at V counter 0xFF in NTSC), and
+        // always while the display is disabled.
+        if (line >= self.geom.active && line + 1 < self.geom.lines) || !self.display_enabled() {
+            s |= 0x0008;
+        }
+        let (hb0, hb1) = if self.h40() { HBLANK_H40 } else { HBLANK_H32 };
+        if off >= hb0 && off < hb1 {
+            s |= 0x0004;
+        }
+        if now < self.dma_busy_until || self.fill_pending {
+            s |= 0x0002;
+        }
+        if self.pal {
+            s |= 0x0001;
+        }
+        s
+    }
+
+    /// Status without side effects (for observers and tests).
+    pub fn peek_status(&self, now: u64) -> u16 {
+        let mut c = self.clone();
+        c.read_status(now, 0)
+    }
+
+    // ----- control port ----------------------------------------------
+
+    fn write_register(&mut self, r: usize, v: u8, now: u64) {
+        if r >= 24 {
+            self.invalid_writes += 1;
+            return;
+        }
+        // In mode 4 only registers 0-10 are reachable (genvdp.txt).
+        if self.regs[1] & 0x04 == 0 && r > 10 {
+            return;
+        }
+        if r == 0 && v & 0x02 != 0 && self.regs[0] & 0x02 == 0 {
+            // HV counter latch enabled: it holds the value of this moment.
+            self.hv_latch = Some(self.hv_now(now));
+        }
+        self.regs[r] = v;
+    }
+
+    /// Control-port word write (0xC00004).
+    pub fn write_control(&mut self, v: u16, now: u64) -> ControlAction {
+        if !self.pending {
+            if v & 0xC000 == 0x8000 {
+                self.write_register(((v >> 8) & 0x1F) as usize, v as u8, now);
+                return ControlAction::None;
+            }
+            self.code = (self.code & 0x3C) | ((v >> 14) as u8 & 3);
+            self.addr = (self.addr & 0xC000) | (v & 0x3FFF);
+            self.pending = true;
+            return ControlAction::None;
+        }
+        self.pending = false;
+        self.code = (self.code & 0x03) | ((v >> 2) as u8 & 0x3C);
+        self.addr = (self.addr & 0x3FFF) | ((v & 3) << 14);
+        if self.code & 0x20 == 0 || self.regs[1] & 0x10 == 0 {
+            return ControlAction::None;
+        }
+        match self.regs[23] >> 6 {
+            0 | 1 => {
+                let target = match self.code & 0x0F {
+                    0x01 => DmaTarget::Vram,
+                    0x03 => DmaTarget::Cram,
+                    0x05 => DmaTarget::Vsram,
+                    _ => {
+                        self.invalid_writes += 1;
+                        return ControlAction::None;
+                    }
+                };
+                let source = ((self.regs[21] as u32)
+                    | (self.regs[22] as u32) << 8
+                    | ((self.regs[23] & 0x7F) as u32) << 16)
+                    << 1;
+                ControlAction::DmaFromCpu {
+                    source,
+                    words: self.dma_length(),
+                    target,
+                }
+            }
+            2 => {
+                self.fill_pending = true;
+                ControlAction::None
+            }
+            _ => {
+                let (span, bytes) = self.run_copy(now);
+                ControlAction::CopyStarted(span, bytes)
+            }
+        }
+    }
+
+    /// DMA length register (19/20); 0 means 0x10000.
+    fn dma_length(&self) -> u32 {
+        let l = self.regs[19] as u32 | (self.regs[20] as u32) << 8;
+        if l == 0 {
+            0x10000
+        } else {
+            l
+        }
+    }
+
+    /// After a 68000 DMA: length registers count down to 0, the source
+    /// registers advance (within the 128 KB window).
+    pub fn finish_cpu_dma(&mut self, source_end: u32) {
+        self.regs[19] = 0;
+        self.regs[20] = 0;
+        let s = source_end >> 1;
+        self.regs[21] = s as u8;
+        self.regs[22] = (s >> 8) as u8;
+    }
+
+    // ----- DMA timing --------------------------------------------------
+
+    /// When a DMA of `bytes` starting at `start` ends, using the per-line
+    /// bandwidth of md-timing.md (each line moves its bytes evenly over its
+    /// 3,420 mclk; blank lines at blank speed).
+    pub fn schedule_dma(&self, start: u64, bytes: u64, kind: DmaBandwidth) -> DmaSpan {
+        let h40 = self.h40();
+        let (start_line, _) = self.position(start);
+        let mut span = DmaSpan {
+            start,
+            end: start,
+            start_line,
+            ..Default::default()
+        };
+        let mut t = start;
+        let mut rem = bytes;
+        let mut guard = 0;
+        while rem > 0 && guard < 100_000 {
+            guard += 1;
+            let (line, off) = self.position(t);
+            let bw = dma_bytes_per_line(kind, self.blank_line(line), h40);
+            let left = MCLK_PER_LINE - off;
+            // Bytes this line can still move: bw * left / 3420, counted from
+            // the line start so that no fraction is lost between lines.
+            let done_before = bw * off / MCLK_PER_LINE;
+            let avail = bw - done_before;
+            let moved = rem.min(avail);
+            if rem <= avail {
+                // Time at which the (done_before + rem)-th byte of the line
+                // has moved.
+                let at = ((done_before + rem) * MCLK_PER_LINE).div_ceil(bw);
+                t = t - off + at.max(off);
+            } else {
+                t += left;
+            }
+            rem -= moved;
+            if line >= self.geom.active {
+                span.bytes_vblank += moved as u32;
+            } else {
+                span.bytes_active += moved as u32;
+                if moved > 0 {
+                    span.last_active_line = Some(line);
+                }
+            }
+        }
+        span.end = t;
+        span
+    }
+
+    fn run_copy(&mut self, now: u64) -> (DmaSpan, u32) {
+        let len = self.dma_length();
+        let mut src = self.regs[21] as u16 | (self.regs[22] as u16) << 8;
+        let inc = self.regs[15] as u16;
+        for _ in 0..len {
+            // Byte copy in the VDP's byte-lane addressing (genvdp.txt: copy
+            // and fill address bytes with A0 inverted).
+            self.vram[(self.addr ^ 1) as usize] = self.vram[(src ^ 1) as usize];
+            src = src.wrapping_add(1);
+            self.addr = self.addr.wrapping_add(inc);
+        }
+        self.regs[19] = 0;
+        self.regs[20] = 0;
+        self.regs[21] = src as u8;
+        self.regs[22] = (src >> 8) as u8;
+        let start = now.max(self.dma_busy_until);
+        let span = self.schedule_dma(start, len as u64, DmaBandwidth::Copy);
+        self.dma_busy_until = span.end;
+        (span, len)
+    }
+
+    // ----- data port ----------------------------------------------------
+
+    /// Store a word at the current address according to the code, then
+    /// advance the address. Used by data-port writes and 68000 DMA.
+    #[inline]
+    pub fn store(&mut self, v: u16) {
+        match self.code & 0x0F {
+            0x01 => {
+                let a = self.addr as usize;
+                let [hi, lo] = if a & 1 != 0 {
+                    v.swap_bytes().to_be_bytes()
+                } else {
+                    v.to_be_bytes()
+                };
+                self.vram[a & 0xFFFE] = hi;
+                self.vram[a | 1] = lo;
+            }
+            0x03 => self.cram[((self.addr >> 1) & 63) as usize] = v & 0x0EEE,
+            0x05 => {
+                let i = ((self.addr >> 1) & 0x3F) as usize;
+                if i < 40 {
+                    self.vsram[i] = v & 0x07FF;
+                }
+            }
+            _ => self.invalid_writes += 1,
+        }
+        self.fifo_last_data = v;
+        self.addr = self.addr.wrapping_add(self.regs[15] as u16);
+    }
+
+    /// The next external access slot strictly after `t` (mclk). On blank
+    /// lines the FIFO is not modelled (md-timing.md: "modelled only during
+    /// active display with the display enabled"): the write completes at `t`.
+    fn next_slot(&self, t: u64) -> u64 {
+        let (line, off) = self.position(t);
+        if self.blank_line(line) {
+            return t;
+        }
+        let slots: &[u16] = if self.h40() { &SLOTS_H40 } else { &SLOTS_H32 };
+        let base = t - off;
+        if let Some(&s) = slots.iter().find(|&&s| s as u64 > off) {
+            return base + s as u64;
+        }
+        let next = base + MCLK_PER_LINE;
+        let (nline, _) = self.position(next);
+        if self.blank_line(nline) {
+            next
+        } else {
+            next + slots[0] as u64
+        }
+    }
+
+    /// Queue a write in the FIFO at `t`; returns the time the CPU may go on
+    /// (later than `t` when the FIFO was full: md-timing.md "When the FIFO is
+    /// full, the CPU waits until the oldest entry drains").
+    fn fifo_push(&mut self, t: u64, slots: u32) -> u64 {
+        self.fifo_drain(t);
+        let mut t = t;
+        if self.fifo_len == FIFO_DEPTH {
+            t = self.fifo[self.fifo_head];
+            self.fifo_drain(t);
+        }
+        let mut done = t.max(self.fifo_last_done);
+        for _ in 0..slots {
+            done = self.next_slot(done);
+        }
+        let tail = (self.fifo_head + self.fifo_len) % FIFO_DEPTH;
+        self.fifo[tail] = done;
+        self.fifo_len += 1;
+        self.fifo_last_done = done;
+        t
+    }
+
+    /// Data-port word write (0xC00000) at `now`.
+    pub fn write_data(&mut self, v: u16, now: u64) -> DataWrite {
+        self.pending = false;
+        let mut t = now.max(self.dma_busy_until);
+        let busy_wait = t - now;
+        if self.fill_pending {
+            self.fill_pending = false;
+            let (span, bytes, target) = self.run_fill(v, t);
+            return DataWrite {
+                wait: round7(busy_wait),
+                fifo_wait: 0,
+                fill: Some((span, bytes, target)),
+            };
+        }
+        let slots = if self.code & 0x0F == 0x01 {
+            FIFO_SLOTS_VRAM
+        } else {
+            FIFO_SLOTS_CRAM
+        };
+        let t0 = t;
+        t = self.fifo_push(t, slots);
+        self.store(v);
+        let fifo_wait = t - t0;
+        DataWrite {
+            wait: round7(busy_wait + fifo_wait),
+            fifo_wait: round7(fifo_wait).min(round7(busy_wait + fifo_wait)),
+            fill: None,
+        }
+    }
+
+    fn run_fill(&mut self, v: u16, t: u64) -> (DmaSpan, u32, DmaTarget) {
+        let len = self.dma_length();
+        let inc = self.regs[15] as u16;
+        let target = match self.code & 0x0F {
+            0x03 => DmaTarget::Cram,
+            0x05 => DmaTarget::Vsram,
+            _ => DmaTarget::Vram,
+        };
+        if target == DmaTarget::Vram {
+            // The written word goes to VRAM first, then the fill writes the
+            // data's high byte at (address ^ 1) for each of `len` bytes
+            // (genvdp.txt, "DMA fill").
+            let save = self.addr;
+            self.store(v);
+            self.addr = save;
+            let b = (v >> 8) as u8;
+            for _ in 0..len {
+                self.vram[(self.addr ^ 1) as usize] = b;
+                self.addr = self.addr.wrapping_add(inc);
+            }
+        } else {
+            for _ in 0..len {
+                let save = self.addr;
+                self.store(v);
+                self.addr = save.wrapping_add(inc);
+            }
+        }
+        self.regs[19] = 0;
+        self.regs[20] = 0;
+        let span = self.schedule_dma(
+            t,
+            len as u64 + FILL_START_DELAY_BYTES,
+            DmaBandwidth::Fill,
+        );
+        self.dma_busy_until = span.end;
+        (span, len, target)
+    }
+
+    /// Data-port word read (0xC00000): (value, wait in mclk).
+    pub fn read_data(&mut self, now: u64) -> (u16, u64) {
+        self.pending = false;
+        let wait = self.dma_busy_until.saturating_sub(now);
+        let v = match self.code & 0x0F {
+            0x00 => {
+                let a = (self.addr & 0xFFFE) as usize;
+                u16::from_be_bytes([self.vram[a], self.vram[a + 1]])
+            }
+            0x08 => {
+                self.cram[((self.addr >> 1) & 63) as usize] | (self.fifo_last_data & !0x0EEE)
+            }
+            0x04 => {
+                let i = ((self.addr >> 1) & 0x3F) as usize;
+                let v = if i < 40 { self.vsram[i] } else { self.vsram[0] };
+                v | (self.fifo_last_data & !0x07FF)
+            }
+            0x0C => {
+                self.vram[(self.addr ^ 1) as usize] as u16 | (self.fifo_last_data & 0xFF00)
+            }
+            _ => {
+                self.invalid_writes += 1;
+                self.fifo_last_data
+            }
+        };
+        self.addr = self.addr.wrapping_add(self.regs[15] as u16);
+        (v, round7(wait))
+    }
+
+    /// Current address register (tests, observers).
+    pub fn address(&self) -> u16 {
+        self.addr
+    }
+
+    /// Current code register (tests, observers).
+    pub fn code(&self) -> u8 {
+        self.code
+    }
+
+    pub fn dma_busy_until(&self) -> u64 {
+        self.dma_busy_until
+    }
+}
+
+/// md-timing.md: "GPGX rounds the wait up to a multiple of 7 mclk".
+#[inline]
+fn round7(m: u64) -> u64 {
+    m.div_ceil(7) * 7
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vdp_h40() -> Vdp {
+        let mut v = Vdp::new(false);
+        v.regs[1] = 0x74; // display on, VINT on, DMA on, mode 5
+        v.regs[12] = 0x81; // H40
+        v.regs[15] = 2;
+        let g = v.current_geometry();
+        v.begin_frame(0, g, 0);
+        v
+    }
+
+    /// mclk at which `line` starts in the frame begun at 0 (frame starts at
+    /// line 224).
+    fn line_at(line: u64) -> u64 {
+        ((line + 262 - 224) % 262) * MCLK_PER_LINE
+    }
+
+    #[test]
+    fn register_and_address_commands() {
+        let mut v = vdp_h40();
+        v.write_control(0x8F04, 0);
+        assert_eq!(v.regs[15], 4);
+        // VRAM write to 0xC000: first word 0x4000, second 0x0003.
+        v.write_control(0x4000, 0);
+        v.write_control(0x0003, 0);
+        assert_eq!((v.code(), v.address()), (0x01, 0xC000));
+        v.write_data(0x1234, 0);
+        assert_eq!(&v.vram[0xC000..0xC002], &[0x12, 0x34]);
+        assert_eq!(v.address(), 0xC004);
+        // CRAM write to entry 1.
+        v.write_control(0xC002, 0);
+        v.write_control(0x0000, 0);
+        v.write_data(0x0FFF, 0);
+        assert_eq!(v.cram[1], 0x0EEE);
+        // VSRAM
+        v.write_control(0x4000, 0);
+        v.write_control(0x0010, 0);
+        v.write_data(0xFFFF, 0);
+        assert_eq!(v.vsram[0], 0x07FF);
+        // VRAM read back
+        v.write_control(0x0000, 0);
+        v.write_control(0x0003, 0);
+        assert_eq!(v.read_data(0).0, 0x1234);
+        // Odd address: bytes swap.
+        v.write_control(0x4001, 0);
+        v.write_control(0x0000, 0);
+        v.write_data(0xABCD, 0);
+        assert_eq!(&v.vram[0..2], &[0xCD, 0xAB]);
+    }
+
+    #[test]
+    fn status_flags_over_a_frame() {
+        let mut v = vdp_h40();
+        // Line 224, offset 100: VBlank set, not HBlank.
+        let s = v.read_status(line_at(224) + 100, 0);
+        assert_ne!(s & 0x0008, 0);
+        assert_eq!(s & 0x0004, 0);
+        assert_ne!(s & 0x0200, 0, "FIFO empty");
+        // Line 10: no VBlank; HBlank inside 228..872.
+        assert_eq!(v.read_status(line_at(10) + 100, 0) & 0x0008, 0);
+        assert_ne!(v.read_status(line_at(10) + 500, 0) & 0x0004, 0);
+        assert_eq!(v.read_status(line_at(10) + 872, 0) & 0x0004, 0);
+        // Last line: VBlank already cleared.
+        assert_eq!(v.read_status(line_at(261) + 10, 0) & 0x0008, 0);
+        // Display off: VBlank reads set.
+        v.regs[1] &= !0x40;
+        assert_ne!(v.read_status(line_at(10), 0) & 0x0008, 0);
+    }
+
+    #[test]
+    fn hv_counter_and_latch() {
+        let mut v = vdp_h40();
+        let hv = v.read_hv(line_at(0xEB) + 228);
+        assert_eq!(hv, 0xE5B3);
+        let hv = v.read_hv(line_at(5) + 228);
+        assert_eq!(hv, 0x05B3);
+        v.write_control(0x8002 | 0x0000, line_at(7) + 228);
+        assert_eq!(v.read_hv(line_at(100)), 0x07B3);
+        v.write_control(0x8000, line_at(100));
+        assert_eq!(v.read_hv(line_at(100)) >> 8, 100);
+    }
+
+    #[test]
+    fn hint_counter() {
+        let mut v = vdp_h40();
+        v.regs[10] = 2;
+        v.regs[0] = 0x14;
+        // Frame order: 224..261, 0..223.
+        let mut hits = Vec::new();
+        for i in 0..262u16 {
+            let line = (224 + i) % 262;
+            v.line_start(line);
+            if v.hint_pending {
+                hits.push(line);
+                assert_eq!(v.ipl(), 4);
+                v.acknowledge(4);
+            }
+        }
+        // The counter starts at 0, so line 224 underflows; it is reloaded
+        // (2) on the other VBlank lines; lines 0 and 1 decrement, line 2
+        // underflows, then every third line.
+        assert_eq!(&hits[..5], &[224, 2, 5, 8, 11]);
+        assert_eq!(*hits.last().unwrap(), 221);
+    }
+
+    #[test]
+    fn vint_priority() {
+        let mut v = vdp_h40();
+        v.regs[0] = 0x14;
+        v.hint_pending = true;
+        v.raise_vint();
+        assert_eq!(v.ipl(), 6);
+        v.acknowledge(6);
+        assert_eq!(v.ipl(), 4);
+        v.regs[0] = 0x04;
+        assert_eq!(v.ipl(), 0);
+    }
+
+    #[test]
+    fn dma_bandwidth_per_line() {
+        let v = vdp_h40();
+        // Whole VBlank line in H40: 204 bytes to VRAM.
+        let s = v.schedule_dma(line_at(230), 204, DmaBandwidth::ToVram);
+        assert_eq!(s.end - s.start, MCLK_PER_LINE);
+        assert_eq!(s.bytes_vblank, 204);
+        // Active line in H40: 18 bytes.
+        let s = v.schedule_dma(line_at(10), 18, DmaBandwidth::ToVram);
+        assert_eq!(s.end - s.start, MCLK_PER_LINE);
+        assert_eq!((s.bytes_active, s.last_active_line), (18, Some(10)));
+        // 36 bytes from the start of line 10 end at the end of line 11.
+        let s = v.schedule_dma(line_at(10), 36, DmaBandwidth::ToVram);
+        assert_eq!(s.end, line_at(12));
+        assert_eq!(s.last_active_line, Some(11));
+        // Copy: 102 bytes per blank H40 line.
+        let s = v.schedule_dma(line_at(230), 102 * 3, DmaBandwidth::Copy);
+        assert_eq!(s.end - s.start, 3 * MCLK_PER_LINE);
+        // CRAM in blank: 198.
+        let s = v.schedule_dma(line_at(230), 198, DmaBandwidth::ToCramVsram);
+        assert_eq!(s.end - s.start, MCLK_PER_LINE);
+        // Crossing from the end of VBlank into active display: lines
+        // 259..261 are blank (3 * 204 bytes), then 18 per line.
+        let s = v.schedule_dma(line_at(259), 3 * 204 + 36, DmaBandwidth::ToVram);
+        assert_eq!(s.bytes_vblank, 3 * 204);
+        assert_eq!(s.bytes_active, 36);
+        assert_eq!(s.last_active_line, Some(1));
+        assert_eq!(s.end, line_at(259) + 5 * MCLK_PER_LINE);
+        // H32
+        let mut v32 = vdp_h40();
+        v32.regs[12] = 0;
+        let s = v32.schedule_dma(line_at(230), 166, DmaBandwidth::ToVram);
+        assert_eq!(s.end - s.start, MCLK_PER_LINE);
+        let s = v32.schedule_dma(line_at(10), 16, DmaBandwidth::Fill);
+        assert_eq!(s.end - s.start, MCLK_PER_LINE);
+        // Display disabled: active lines run at blank speed.
+        let mut off = vdp_h40();
+        off.regs[1] &= !0x40;
+        let s = off.schedule_dma(line_at(10), 204, DmaBandwidth::ToVram);
+        assert_eq!(s.end - s.start, MCLK_PER_LINE);
+        assert_eq!(s.bytes_active, 204);
+    }
+
+    #[test]
+    fn fifo_waits_in_active_display() {
+        let mut v = vdp_h40();
+        v.write_control(0x4000, 0);
+        v.write_control(0x0000, 0);
+        let t0 = line_at(10); // offset 0 of an active line
+                              // Four VRAM writes fill the FIFO without waiting.
+        for _ in 0..4 {
+            assert_eq!(v.write_data(0, t0).wait, 0);
+        }
+        assert_ne!(v.read_status(t0, 0) & 0x0100, 0, "FIFO full");
+        // The first entry needs 2 slots: 352 and 820. The fifth write waits
+        // until then (820 mclk, rounded up to a whole CPU cycle: 826).
+        let w = v.write_data(0, t0);
+        assert_eq!(w.wait, 826);
+        assert_eq!(w.fifo_wait, 826);
+        // In VBlank there is no wait.
+        let mut v = vdp_h40();
+        v.write_control(0x4000, 0);
+        v.write_control(0x0000, 0);
+        for _ in 0..10 {
+            assert_eq!(v.write_data(0, line_at(230)).wait, 0);
+        }
+        // CRAM writes use one slot each: the fifth waits for slot 352.
+        let mut v = vdp_h40();
+        v.write_control(0xC000, 0);
+        v.write_control(0x0000, 0);
+        for _ in 0..4 {
+            assert_eq!(v.write_data(0, t0).wait, 0);
+        }
+        assert_eq!(v.write_data(0, t0).wait, 357); // 352 rounded up to 7
+    }
+
+    #[test]
+    fn fill_and_copy() {
+        let mut v = vdp_h40();
+        v.regs[15] = 1;
+        v.regs[19] = 0x10;
+        v.regs[20] = 0;
+        v.regs[23] = 0x80;
+        v.write_control(0x4000, 0);
+        let a = v.write_control(0x0080, line_at(230));
+        assert_eq!(a, ControlAction::None);
+        let w = v.write_data(0xAB00, line_at(230));
+        let (span, bytes, target) = w.fill.unwrap();
+        assert_eq!((bytes, target), (16, DmaTarget::Vram));
+        assert!(span.end > span.start);
+        assert!(v.vram[0..16].iter().all(|&b| b == 0xAB));
+        // DMA busy until the end; a data write waits for it.
+        assert_ne!(v.read_status(line_at(230) + 1, 0) & 2, 0);
+        v.write_control(0x4000, line_at(230));
+        v.write_control(0x0000, line_at(230));
+        let w = v.write_data(0, line_at(230));
+        assert!(w.wait > 0 && w.wait >= span.end - line_at(230));
+        // Copy 16 bytes from 0 to 0x100.
+        v.regs[19] = 16;
+        v.regs[21] = 0;
+        v.regs[22] = 0;
+        v.regs[23] = 0xC0;
+        v.write_control(0x4100, line_at(240));
+        let a = v.write_control(0x00C0, line_at(240));
+        assert!(matches!(a, ControlAction::CopyStarted(_, 16)));
+        assert_eq!(&v.vram[0x100..0x110], &v.vram[0..16].to_vec()[..]);
+    }
+
+    #[test]
+    fn cpu_dma_request() {
+        let mut v = vdp_h40();
+        v.regs[19] = 0x20;
+        v.regs[20] = 0;
+        v.regs[21] = 0x00;
+        v.regs[22] = 0x80;
+        v.regs[23] = 0x7F;
+        v.write_control(0xC000, 0);
+        let a = v.write_control(0x0080, 0);
+        assert_eq!(
+            a,
+            ControlAction::DmaFromCpu {
+                source: 0xFF0000,
+                words: 0x20,
+                target: DmaTarget::Cram
+            }
+        );
+        // DMA disabled in register 1: no DMA.
+        v.regs[1] &= !0x10;
+        v.write_control(0xC000, 0);
+        assert_eq!(v.write_control(0x0080, 0), ControlAction::None);
+    }
+}

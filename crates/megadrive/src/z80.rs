@@ -1,0 +1,320 @@
+//! The Z80 side: CPU (the `rustzx-z80` crate, MIT, which passes zexall in
+//! its own test suite), 8 KB RAM, YM2612, bank register, PSG, and the
+//! BUSREQ/RESET lines the 68000 controls.
+//!
+//! Z80 memory map (Sega Genesis Software Manual; genvdp.txt / plutiedev
+//! "Z80 memory map"): 0000-1FFF RAM (mirrored at 2000-3FFF), 4000-5FFF YM2612
+//! (4 ports, mirrored), 6000-60FF bank register (each write shifts data bit 0
+//! into bit 8 of the 9-bit bank, which selects 68000 address bits 23-15),
+//! 7F11 PSG, 7F00-7F1F VDP, 8000-FFFF the 32 KB window into the 68000 bus.
+
+use rustzx_z80::{Opcode, Prefix, Z80Bus, Z80};
+
+use crate::cart::Cart;
+use crate::timing::{Z80_BANK_WAIT_TSTATES, Z80_DIVIDER};
+use crate::ym2612::Ym2612;
+
+pub struct Z80Sys {
+    pub cpu: Z80,
+    pub ram: Box<[u8; 0x2000]>,
+    pub ym: Ym2612,
+    /// 9-bit bank register.
+    pub bank: u32,
+    /// RESET line held (the Z80 does not run).
+    pub reset: bool,
+    /// BUSREQ asserted by the 68000 (the Z80 does not run).
+    pub busreq: bool,
+    /// IRQ line (raised at VINT, cleared at the end of that line).
+    pub irq: bool,
+    /// The Z80's own time in mclk.
+    pub clock: u64,
+    /// Z80 accesses to 68000 addresses that are not ROM or work RAM.
+    pub bad_bank_accesses: u64,
+    pub psg_writes: u64,
+}
+
+impl Default for Z80Sys {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Z80Sys {
+    pub fn new() -> Self {
+        Z80Sys {
+            cpu: Z80::default(),
+            ram: Box::new([0; 0x2000]),
+            ym: Ym2612::default(),
+            bank: 0,
+            // Power-on: the Z80 is held in reset until the 68000 releases it
+            // (0xA11200), and its bus is not requested.
+            reset: true,
+            busreq: false,
+            irq: false,
+            clock: 0,
+            bad_bank_accesses: 0,
+            psg_writes: 0,
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        !self.reset && !self.busreq
+    }
+
+    /// Run the Z80 until its clock reaches `target` (mclk).
+    pub fn run_until(&mut self, target: u64, cart: &Cart, wram: &mut [u8; 0x10000]) {
+        if self.clock >= target {
+            return;
+        }
+        if !self.running() {
+            self.clock = target;
+            return;
+        }
+        let mut bus = Z80Ctx {
+            ram: &mut self.ram,
+            ym: &mut self.ym,
+            bank: &mut self.bank,
+            cart,
+            wram,
+            irq: self.irq,
+            tstates: 0,
+            start: self.clock,
+            bad: 0,
+            psg: 0,
+        };
+        let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
+        while bus.tstates < target_t {
+            self.cpu.emulate(&mut bus);
+        }
+        self.clock += bus.tstates * Z80_DIVIDER;
+        self.bad_bank_accesses += bus.bad;
+        self.psg_writes += bus.psg;
+    }
+
+    /// RESET line change (0xA11200 bit 0: 0 = hold in reset).
+    pub fn set_reset(&mut self, hold: bool, now: u64) {
+        if hold && !self.reset {
+            self.cpu = Z80::default();
+            self.ym.reset();
+        }
+        self.reset = hold;
+        self.clock = self.clock.max(now);
+    }
+
+    pub fn set_busreq(&mut self, req: bool, now: u64) {
+        self.busreq = req;
+        self.clock = self.clock.max(now);
+    }
+
+    /// BUSACK as read at 0xA11100 bit 0: 0 when the 68000 has the bus.
+    /// While the Z80 is held in reset its bus is free, so a request is
+    /// granted as well (SGDK requests the bus while the Z80 is in reset).
+    pub fn busack_bit(&self) -> u8 {
+        if self.busreq {
+            0
+        } else {
+            1
+        }
+    }
+
+    /// Byte read by the 68000 from the Z80 area (offset within 0xA00000).
+    pub fn m68k_read(&mut self, off: u32, now: u64) -> Option<u8> {
+        match off {
+            0x0000..=0x3FFF => Some(self.ram[(off & 0x1FFF) as usize]),
+            0x4000..=0x5FFF => Some(self.ym.read(now)),
+            0x6000..=0x7EFF => Some(0xFF),
+            _ => None,
+        }
+    }
+
+    /// Byte write by the 68000 into the Z80 area.
+    pub fn m68k_write(&mut self, off: u32, v: u8, now: u64) -> bool {
+        match off {
+            0x0000..=0x3FFF => self.ram[(off & 0x1FFF) as usize] = v,
+            0x4000..=0x5FFF => self.ym.write(off & 3, v, now),
+            0x6000..=0x60FF => self.bank = (self.bank >> 1) | ((v as u32 & 1) << 8),
+            0x7F11 | 0x7F13 | 0x7F15 | 0x7F17 => self.psg_writes += 1,
+            _ => return false,
+        }
+        true
+    }
+}
+
+struct Z80Ctx<'a> {
+    ram: &'a mut [u8; 0x2000],
+    ym: &'a mut Ym2612,
+    bank: &'a mut u32,
+    cart: &'a Cart,
+    wram: &'a mut [u8; 0x10000],
+    irq: bool,
+    tstates: u64,
+    start: u64,
+    bad: u64,
+    psg: u64,
+}
+
+impl Z80Ctx<'_> {
+    fn now(&self) -> u64 {
+        self.start + self.tstates * Z80_DIVIDER
+    }
+
+    fn m68k_addr(&self, addr: u16) -> u32 {
+        (*self.bank << 15) | (addr as u32 & 0x7FFF)
+    }
+}
+
+impl Z80Bus for Z80Ctx<'_> {
+    fn read_internal(&mut self, addr: u16) -> u8 {
+        match addr {
+            0x0000..=0x3FFF => self.ram[(addr & 0x1FFF) as usize],
+            0x4000..=0x5FFF => {
+                let now = self.now();
+                self.ym.read(now)
+            }
+            0x6000..=0x7FFF => 0xFF,
+            _ => {
+                // md-timing.md: a Z80 access to the 68000 bus costs about 3
+                // Z80 cycles more.
+                self.tstates += Z80_BANK_WAIT_TSTATES as u64;
+                let a = self.m68k_addr(addr);
+                if a < 0x400000 {
+                    self.cart.read_byte(a).unwrap_or(0xFF)
+                } else if a >= 0xE00000 {
+                    self.wram[(a & 0xFFFF) as usize]
+                } else {
+                    self.bad += 1;
+                    0xFF
+                }
+            }
+        }
+    }
+
+    fn write_internal(&mut self, addr: u16, data: u8) {
+        match addr {
+            0x0000..=0x3FFF => self.ram[(addr & 0x1FFF) as usize] = data,
+            0x4000..=0x5FFF => {
+                let now = self.now();
+                self.ym.write((addr & 3) as u32, data, now)
+            }
+            0x6000..=0x60FF => *self.bank = (*self.bank >> 1) | ((data as u32 & 1) << 8),
+            0x7F11 => self.psg += 1,
+            0x6100..=0x7FFF => {}
+            _ => {
+                self.tstates += Z80_BANK_WAIT_TSTATES as u64;
+                let a = self.m68k_addr(addr);
+                if a >= 0xE00000 {
+                    self.wram[(a & 0xFFFF) as usize] = data;
+                } else {
+                    self.bad += 1;
+                }
+            }
+        }
+    }
+
+    fn wait_mreq(&mut self, _addr: u16, clk: usize) {
+        self.tstates += clk as u64;
+    }
+
+    fn wait_no_mreq(&mut self, _addr: u16, clk: usize) {
+        self.tstates += clk as u64;
+    }
+
+    fn wait_internal(&mut self, clk: usize) {
+        self.tstates += clk as u64;
+    }
+
+    fn wait_loop(&mut self, _addr: u16, clk: usize) {
+        self.tstates += clk as u64;
+    }
+
+    fn read_io(&mut self, _port: u16) -> u8 {
+        0xFF
+    }
+
+    fn write_io(&mut self, _port: u16, _data: u8) {}
+
+    fn read_interrupt(&mut self) -> u8 {
+        0xFF
+    }
+
+    fn reti(&mut self) {}
+
+    fn halt(&mut self, _halted: bool) {}
+
+    fn int_active(&self) -> bool {
+        self.irq
+    }
+
+    fn nmi_active(&self) -> bool {
+        false
+    }
+
+    fn pc_callback(&mut self, _addr: u16) {}
+
+    fn process_unknown_opcode(&mut self, _prefix: Prefix, _opcode: Opcode) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rom::Rom;
+    use std::path::Path;
+
+    fn cart() -> Cart {
+        let mut d = vec![0u8; 0x10000];
+        d[0x100..0x104].copy_from_slice(b"SEGA");
+        d[0x8123] = 0x5A;
+        Cart::new(&Rom::from_bytes(Path::new("t.bin"), d).unwrap())
+    }
+
+    #[test]
+    fn runs_program_and_reads_bank() {
+        let c = cart();
+        let mut wram = [0u8; 0x10000];
+        let mut z = Z80Sys::new();
+        // ld a,(0x8123) ; ld (0x1000),a ; ld a,0x77 ; ld (0x9000),a ; halt
+        // bank = 1 (68000 0x008000-0x00FFFF)
+        let prog = [
+            0x3A, 0x23, 0x81, 0x32, 0x00, 0x10, 0x3E, 0x77, 0x32, 0x00, 0x90, 0x76,
+        ];
+        z.ram[..prog.len()].copy_from_slice(&prog);
+        z.m68k_write(0x6000, 1, 0);
+        for _ in 0..8 {
+            z.m68k_write(0x6000, 0, 0);
+        }
+        assert_eq!(z.bank, 1);
+        // Held in reset: nothing runs.
+        z.run_until(10_000, &c, &mut wram);
+        assert_eq!(z.ram[0x1000], 0);
+        z.set_reset(false, 10_000);
+        z.run_until(20_000, &c, &mut wram);
+        assert_eq!(z.ram[0x1000], 0x5A);
+        assert!(z.clock >= 20_000 && z.clock < 20_000 + 15 * 24, "{}", z.clock);
+        assert_eq!((z.clock - 10_000) % 15, 0, "clock advances in whole Z80 cycles");
+        // The write to the bank window hit ROM: counted, ignored.
+        assert_eq!(z.bad_bank_accesses, 1);
+        // Bus requested: the Z80 stops.
+        let now = z.clock;
+        z.set_busreq(true, now);
+        assert_eq!(z.busack_bit(), 0);
+        let pc = z.cpu.regs.get_pc();
+        z.run_until(40_000, &c, &mut wram);
+        assert_eq!(z.cpu.regs.get_pc(), pc);
+    }
+
+    #[test]
+    fn interrupt_mode_1() {
+        let c = cart();
+        let mut wram = [0u8; 0x10000];
+        let mut z = Z80Sys::new();
+        // 0000: im 1; ei; 0003: jr 0003   0038: ld a,0x11; ld (0x1800),a; halt
+        z.ram[..5].copy_from_slice(&[0xED, 0x56, 0xFB, 0x18, 0xFE]);
+        z.ram[0x38..0x3E].copy_from_slice(&[0x3E, 0x11, 0x32, 0x00, 0x18, 0x76]);
+        z.set_reset(false, 0);
+        z.run_until(15 * 100, &c, &mut wram);
+        assert_eq!(z.ram[0x1800], 0);
+        z.irq = true;
+        z.run_until(15 * 200, &c, &mut wram);
+        assert_eq!(z.ram[0x1800], 0x11);
+    }
+}

@@ -1,0 +1,735 @@
+//! Golden-file and decode tests for the profile writers.
+//!
+//! `RETROPROF_BLESS=1 cargo test -p retroprof-profile` rewrites the golden
+//! files in tests/golden/ (review the diff before committing).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::PathBuf;
+
+use retroprof_profile::write::{self, FlameGraphOptions, FoldedOptions, PprofOptions};
+use retroprof_profile::{Frame, Sample, StackProfile, ValueType};
+
+fn frame(name: &str, addr: u64, file: Option<&str>, line: Option<u32>, inlined: bool) -> Frame {
+    Frame {
+        name: name.to_string(),
+        addr: Some(addr),
+        file: file.map(str::to_string),
+        line,
+        module: None,
+        inlined,
+    }
+}
+
+/// A small profile: main -> game_loop -> {update_physics (inlined), VDP_waitVBlank,
+/// draw -> DMA_queueDma}, plus an interrupt stack and awkward names.
+fn sample_profile() -> StackProfile {
+    let mut p = StackProfile {
+        name: "test.bin".to_string(),
+        value_types: vec![
+            ValueType {
+                kind: "cycles".into(),
+                unit: "cycles".into(),
+            },
+            ValueType {
+                kind: "samples".into(),
+                unit: "count".into(),
+            },
+        ],
+        default_value: 0,
+        ..Default::default()
+    };
+    let main = p.frame_index(frame("main", 0x61e, Some("src/main.c"), Some(40), false));
+    let game = p.frame_index(frame(
+        "game_loop",
+        0x700,
+        Some("src/main.c"),
+        Some(88),
+        false,
+    ));
+    let phys = p.frame_index(frame(
+        "update_physics",
+        0x700,
+        Some("src/physics.h"),
+        Some(12),
+        true,
+    ));
+    let wait = p.frame_index(frame("VDP_waitVBlank", 0xc758, None, None, false));
+    let draw = p.frame_index(frame("draw", 0x900, Some("src/draw.c"), Some(5), false));
+    let dma = p.frame_index(frame("DMA_queueDma", 0xa000, None, None, false));
+    let vint = p.frame_index(frame("_VINT", 0x200, None, None, false));
+    let odd = p.frame_index(frame(
+        "odd;name\nwith <xml> & \"quotes\"",
+        0x300,
+        None,
+        None,
+        false,
+    ));
+    let s = |stack: Vec<u32>, c: i64, n: i64| Sample {
+        stack,
+        values: vec![c, n],
+    };
+    p.samples = vec![
+        s(vec![main, game, phys], 5000, 5),
+        s(vec![main, game, wait], 60000, 60),
+        s(vec![main, game, draw, dma], 12000, 12),
+        s(vec![main, game, draw], 3000, 3),
+        s(vec![main, game, phys], 1000, 1), // merges with the first
+        s(vec![main], 700, 2),
+        s(vec![vint, odd], 250, 1),
+        s(vec![vint], 0, 1), // zero cycles: left out of cycle outputs
+    ];
+    p
+}
+
+fn golden(name: &str, got: &[u8]) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("RETROPROF_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, got).unwrap();
+        return;
+    }
+    let want = std::fs::read(&path).unwrap_or_else(|e| {
+        panic!(
+            "golden file {} missing ({e}); run with RETROPROF_BLESS=1 to create it",
+            path.display()
+        )
+    });
+    if want != got {
+        let got_path = path.with_extension("got");
+        std::fs::write(&got_path, got).unwrap();
+        panic!(
+            "{} differs from the golden file; new output in {} (RETROPROF_BLESS=1 to accept)",
+            path.display(),
+            got_path.display()
+        );
+    }
+}
+
+#[test]
+fn folded_golden() {
+    let p = sample_profile();
+    let mut out = Vec::new();
+    write::folded(&p, 0, &mut out).unwrap();
+    let text = String::from_utf8(out.clone()).unwrap();
+    // Merged, sorted, zero lines dropped, `;` and newline escaped.
+    assert_eq!(
+        text,
+        "_VINT;odd:name with <xml> & \"quotes\" 250\n\
+         main 700\n\
+         main;game_loop;VDP_waitVBlank 60000\n\
+         main;game_loop;draw 3000\n\
+         main;game_loop;draw;DMA_queueDma 12000\n\
+         main;game_loop;update_physics_[i] 6000\n"
+    );
+    golden("profile.folded", &out);
+
+    let mut out = Vec::new();
+    write::folded_with(
+        &p,
+        1,
+        &FoldedOptions {
+            with_location: true,
+        },
+        &mut out,
+    )
+    .unwrap();
+    golden("profile-lines.folded", &out);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(
+        "main (src/main.c:40);game_loop (src/main.c:88);update_physics (src/physics.h:12)_[i] 6\n"
+    ));
+    assert!(text.contains("_VINT 1\n"));
+}
+
+#[test]
+fn writers_reject_bad_profiles() {
+    let mut p = sample_profile();
+    let mut sink = Vec::new();
+    let e = write::folded(&p, 2, &mut sink).unwrap_err();
+    assert!(e.to_string().contains("value index 2"), "{e}");
+    p.samples[0].stack.push(99);
+    for e in [
+        write::folded(&p, 0, &mut sink).unwrap_err(),
+        write::pprof(&p, &mut sink).unwrap_err(),
+        write::speedscope(&p, &mut sink).unwrap_err(),
+        write::flamegraph_svg(&p, 0, "t", &mut sink).unwrap_err(),
+    ] {
+        assert!(e.to_string().contains("frame 99"), "{e}");
+    }
+    let mut p = sample_profile();
+    p.samples[2].values.pop();
+    let e = write::pprof(&p, &mut sink).unwrap_err();
+    assert!(e.to_string().contains("sample 2 has 1 value"), "{e}");
+}
+
+// ---- pprof ---------------------------------------------------------------
+
+/// A minimal protobuf decoder: field number -> list of values.
+#[derive(Debug, Clone)]
+enum Val {
+    Varint(u64),
+    Bytes(Vec<u8>),
+}
+
+fn varint(b: &[u8], pos: &mut usize) -> u64 {
+    let mut v = 0u64;
+    let mut shift = 0;
+    loop {
+        let byte = b[*pos];
+        *pos += 1;
+        v |= ((byte & 0x7f) as u64) << shift;
+        if byte & 0x80 == 0 {
+            return v;
+        }
+        shift += 7;
+        assert!(shift < 64, "varint too long");
+    }
+}
+
+fn decode(b: &[u8]) -> BTreeMap<u64, Vec<Val>> {
+    let mut out: BTreeMap<u64, Vec<Val>> = BTreeMap::new();
+    let mut pos = 0;
+    while pos < b.len() {
+        let key = varint(b, &mut pos);
+        let (field, wire) = (key >> 3, key & 7);
+        let v = match wire {
+            0 => Val::Varint(varint(b, &mut pos)),
+            2 => {
+                let n = varint(b, &mut pos) as usize;
+                let v = b[pos..pos + n].to_vec();
+                pos += n;
+                Val::Bytes(v)
+            }
+            w => panic!("unexpected wire type {w} for field {field}"),
+        };
+        out.entry(field).or_default().push(v);
+    }
+    out
+}
+
+fn get_u(m: &BTreeMap<u64, Vec<Val>>, f: u64) -> u64 {
+    match m.get(&f).and_then(|v| v.last()) {
+        Some(Val::Varint(x)) => *x,
+        None => 0,
+        Some(v) => panic!("field {f} is not a varint: {v:?}"),
+    }
+}
+
+fn msgs(m: &BTreeMap<u64, Vec<Val>>, f: u64) -> Vec<BTreeMap<u64, Vec<Val>>> {
+    m.get(&f)
+        .map(|v| {
+            v.iter()
+                .map(|x| match x {
+                    Val::Bytes(b) => decode(b),
+                    v => panic!("field {f} is not a message: {v:?}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn packed(m: &BTreeMap<u64, Vec<Val>>, f: u64) -> Vec<u64> {
+    let mut out = Vec::new();
+    for v in m.get(&f).into_iter().flatten() {
+        match v {
+            Val::Bytes(b) => {
+                let mut pos = 0;
+                while pos < b.len() {
+                    out.push(varint(b, &mut pos));
+                }
+            }
+            Val::Varint(x) => out.push(*x),
+        }
+    }
+    out
+}
+
+#[test]
+fn pprof_decodes_to_the_same_stacks() {
+    let p = sample_profile();
+    let mut gz = Vec::new();
+    write::pprof_with(
+        &p,
+        &PprofOptions {
+            period: Some((
+                ValueType {
+                    kind: "cpu".into(),
+                    unit: "cycles".into(),
+                },
+                1,
+            )),
+            duration_nanos: Some(16_666_667),
+            comments: vec!["test profile".into()],
+        },
+        &mut gz,
+    )
+    .unwrap();
+    assert_eq!(&gz[..2], &[0x1f, 0x8b], "gzip magic");
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    golden("profile.pb", &raw);
+
+    let prof = decode(&raw);
+    let strings: Vec<String> = prof[&6]
+        .iter()
+        .map(|v| match v {
+            Val::Bytes(b) => String::from_utf8(b.clone()).unwrap(),
+            v => panic!("{v:?}"),
+        })
+        .collect();
+    assert_eq!(strings[0], "", "string_table[0] must be empty");
+    let st = |i: u64| strings[i as usize].clone();
+
+    let types: Vec<(String, String)> = msgs(&prof, 1)
+        .iter()
+        .map(|m| (st(get_u(m, 1)), st(get_u(m, 2))))
+        .collect();
+    assert_eq!(
+        types,
+        vec![
+            ("cycles".to_string(), "cycles".to_string()),
+            ("samples".to_string(), "count".to_string())
+        ]
+    );
+    assert_eq!(st(get_u(&prof, 14)), "cycles", "default_sample_type");
+    assert_eq!(get_u(&prof, 10), 16_666_667);
+    assert_eq!(get_u(&prof, 12), 1);
+    assert_eq!(st(packed(&prof, 13)[0]), "test profile");
+
+    let functions: BTreeMap<u64, (String, String)> = msgs(&prof, 5)
+        .iter()
+        .map(|m| (get_u(m, 1), (st(get_u(m, 2)), st(get_u(m, 4)))))
+        .collect();
+    assert_eq!(functions.len(), 8);
+    assert_eq!(
+        functions
+            .values()
+            .find(|f| f.0 == "update_physics")
+            .unwrap()
+            .1,
+        "src/physics.h"
+    );
+    // location id -> (address, lines innermost first as (function name, line)).
+    let mut locations: BTreeMap<u64, (u64, Vec<(String, i64)>)> = BTreeMap::new();
+    for m in msgs(&prof, 4) {
+        assert_eq!(get_u(&m, 2), 1, "mapping id");
+        let lines = msgs(&m, 4)
+            .iter()
+            .map(|l| (functions[&get_u(l, 1)].0.clone(), get_u(l, 2) as i64))
+            .collect();
+        locations.insert(get_u(&m, 1), (get_u(&m, 3), lines));
+    }
+    // The inlined frame shares the location of its caller, innermost first.
+    let inl = locations
+        .values()
+        .find(|(_, lines)| lines.len() == 2)
+        .expect("a location with an inline chain");
+    assert_eq!(
+        inl,
+        &(
+            0x700,
+            vec![
+                ("update_physics".to_string(), 12),
+                ("game_loop".to_string(), 88)
+            ]
+        )
+    );
+    assert_eq!(
+        locations.values().filter(|(_, l)| l.len() == 2).count(),
+        1,
+        "only one inline chain"
+    );
+
+    // Rebuild the stacks (root first, inline chains expanded) and compare
+    // with the input samples.
+    let samples = msgs(&prof, 2);
+    assert_eq!(samples.len(), p.samples.len());
+    for (s, want) in samples.iter().zip(&p.samples) {
+        let mut names = Vec::new();
+        for id in packed(s, 1) {
+            // leaf first: within a location, lines are innermost first too.
+            for (name, _) in &locations[&id].1 {
+                names.push(name.clone());
+            }
+        }
+        names.reverse();
+        let want_names: Vec<String> = want
+            .stack
+            .iter()
+            .map(|&f| p.frames[f as usize].name.clone())
+            .collect();
+        assert_eq!(names, want_names);
+        let vals: Vec<i64> = packed(s, 2).into_iter().map(|v| v as i64).collect();
+        assert_eq!(vals, want.values);
+    }
+    let mappings = msgs(&prof, 3);
+    assert_eq!(mappings.len(), 1);
+    assert_eq!(get_u(&mappings[0], 7), 1, "has_functions");
+    assert_eq!(get_u(&mappings[0], 10), 1, "has_inline_frames");
+
+    // Deterministic bytes.
+    let mut gz2 = Vec::new();
+    write::pprof_with(
+        &p,
+        &PprofOptions {
+            period: Some((
+                ValueType {
+                    kind: "cpu".into(),
+                    unit: "cycles".into(),
+                },
+                1,
+            )),
+            duration_nanos: Some(16_666_667),
+            comments: vec!["test profile".into()],
+        },
+        &mut gz2,
+    )
+    .unwrap();
+    assert_eq!(gz, gz2);
+}
+
+#[test]
+fn pprof_negative_values_round_trip() {
+    let mut p = sample_profile();
+    p.samples[0].values[0] = -5;
+    let mut gz = Vec::new();
+    write::pprof(&p, &mut gz).unwrap();
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let prof = decode(&raw);
+    let s = &msgs(&prof, 2)[0];
+    assert_eq!(packed(s, 2)[0] as i64, -5);
+}
+
+// ---- speedscope ----------------------------------------------------------
+
+#[test]
+fn speedscope_has_schema_required_fields() {
+    let p = sample_profile();
+    let mut out = Vec::new();
+    write::speedscope(&p, &mut out).unwrap();
+    golden("profile.speedscope.json", &out);
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    // Required by file-format-schema.json: FileFormat.File requires
+    // $schema, shared (with frames), profiles.
+    assert_eq!(
+        v["$schema"],
+        "https://www.speedscope.app/file-format-schema.json"
+    );
+    let frames = v["shared"]["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), p.frames.len());
+    for (f, want) in frames.iter().zip(&p.frames) {
+        // Frame requires name; file/line optional.
+        assert_eq!(f["name"], want.name.as_str());
+        assert_eq!(
+            f.get("line").and_then(|l| l.as_u64()),
+            want.line.map(u64::from)
+        );
+        assert_eq!(f.get("file").and_then(|l| l.as_str()), want.file.as_deref());
+    }
+    let profiles = v["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), 2);
+    for (i, prof) in profiles.iter().enumerate() {
+        // SampledProfile requires type, name, unit, startValue, endValue,
+        // samples, weights.
+        for key in [
+            "type",
+            "name",
+            "unit",
+            "startValue",
+            "endValue",
+            "samples",
+            "weights",
+        ] {
+            assert!(prof.get(key).is_some(), "profile {i} lacks {key}");
+        }
+        assert_eq!(prof["type"], "sampled");
+        let unit = prof["unit"].as_str().unwrap();
+        assert!(
+            [
+                "none",
+                "nanoseconds",
+                "microseconds",
+                "milliseconds",
+                "seconds",
+                "bytes"
+            ]
+            .contains(&unit),
+            "{unit}"
+        );
+        let samples = prof["samples"].as_array().unwrap();
+        let weights = prof["weights"].as_array().unwrap();
+        assert_eq!(samples.len(), weights.len());
+        let total: i64 = weights.iter().map(|w| w.as_i64().unwrap()).sum();
+        assert_eq!(prof["endValue"].as_i64().unwrap(), total);
+        let want_total: i64 = p
+            .samples
+            .iter()
+            .map(|s| s.values[i])
+            .filter(|&v| v > 0)
+            .sum();
+        assert_eq!(total, want_total);
+        for s in samples {
+            for f in s.as_array().unwrap() {
+                assert!((f.as_u64().unwrap() as usize) < frames.len());
+            }
+        }
+    }
+    // The zero-cycle sample is absent from the cycles profile only.
+    assert_eq!(profiles[0]["samples"].as_array().unwrap().len(), 7);
+    assert_eq!(profiles[1]["samples"].as_array().unwrap().len(), 8);
+    // Root first: the first sample is main, game_loop, update_physics.
+    assert_eq!(profiles[0]["samples"][0], serde_json::json!([0, 1, 2]));
+    assert_eq!(v["activeProfileIndex"], 0);
+}
+
+// ---- flame graph ---------------------------------------------------------
+
+#[derive(Debug)]
+struct Rect {
+    title: String,
+    x: f64,
+    y: f64,
+    w: f64,
+    text: String,
+}
+
+fn parse_svg(svg: &[u8]) -> Vec<Rect> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(svg);
+    let mut buf = Vec::new();
+    let mut stack: Vec<String> = Vec::new();
+    let mut rects = Vec::new();
+    let mut cur: Option<Rect> = None;
+    loop {
+        let ev = reader.read_event_into(&mut buf).expect("well-formed XML");
+        match ev {
+            Event::Eof => break,
+            Event::Start(e) => {
+                let name = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+                if name == "g"
+                    && e.attributes()
+                        .any(|a| a.unwrap().unescape_value().unwrap() == "f")
+                {
+                    cur = Some(Rect {
+                        title: String::new(),
+                        x: 0.0,
+                        y: 0.0,
+                        w: 0.0,
+                        text: String::new(),
+                    });
+                }
+                stack.push(name);
+            }
+            Event::Empty(e) if e.name().as_ref() == b"rect" => {
+                if let Some(r) = cur.as_mut() {
+                    for a in e.attributes() {
+                        let a = a.unwrap();
+                        let v = a.unescape_value().unwrap().to_string();
+                        match a.key.as_ref() {
+                            b"x" => r.x = v.parse().unwrap(),
+                            b"y" => r.y = v.parse().unwrap(),
+                            b"width" => r.w = v.parse().unwrap(),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            Event::Text(t) => {
+                if let Some(r) = cur.as_mut() {
+                    let s = t.unescape().unwrap().to_string();
+                    match stack.last().map(String::as_str) {
+                        Some("title") => r.title.push_str(&s),
+                        Some("text") => r.text.push_str(&s),
+                        _ => {}
+                    }
+                }
+            }
+            Event::End(e) => {
+                let name = stack.pop().expect("balanced tags");
+                assert_eq!(name.as_bytes(), e.name().as_ref());
+                if name == "g" {
+                    if let Some(r) = cur.take() {
+                        rects.push(r);
+                    }
+                }
+            }
+            _ => {}
+        }
+        buf.clear();
+    }
+    assert!(stack.is_empty(), "unclosed tags: {stack:?}");
+    rects
+}
+
+#[test]
+fn flamegraph_svg_is_well_formed_and_widths_add_up() {
+    let p = sample_profile();
+    let mut out = Vec::new();
+    write::flamegraph_svg(&p, 0, "Test <flame> graph", &mut out).unwrap();
+    golden("profile.svg", &out);
+    let rects = parse_svg(&out);
+    let find = |prefix: &str| -> &Rect {
+        rects
+            .iter()
+            .find(|r| r.title.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no frame {prefix}: {rects:?}"))
+    };
+    let all = find("all (");
+    assert!(
+        (all.w - 1180.0).abs() < 0.01,
+        "root spans the width: {}",
+        all.w
+    );
+    assert!(
+        all.title.contains("81,950 cycles, 100.00%"),
+        "{}",
+        all.title
+    );
+    // Children of the root: _VINT then main (alphabetical), summing to root.
+    let vint = find("_VINT (");
+    let main = find("main (");
+    assert!(vint.x < main.x);
+    assert!((vint.w + main.w - all.w).abs() < 0.02);
+    // main's width is proportional to its value.
+    let want = 1180.0 * 81700.0 / 81950.0;
+    assert!((main.w - want).abs() < 0.01, "{} vs {want}", main.w);
+    // game_loop children are sorted alphabetically and sit inside it.
+    let game = find("game_loop (");
+    let wait = find("VDP_waitVBlank (");
+    let draw = find("draw (");
+    let phys = find("update_physics_[i] (");
+    assert!(wait.x < draw.x && draw.x < phys.x);
+    let sum = wait.w + draw.w + phys.w;
+    assert!((sum - game.w).abs() < 0.03, "{sum} vs {}", game.w);
+    assert!(wait.x >= game.x - 0.01 && phys.x + phys.w <= game.x + game.w + 0.01);
+    // Children sit one row above their parent.
+    assert!((main.y - all.y + 16.0).abs() < 0.01);
+    // The zero-cycle sample adds nothing; escaped name shows in the title.
+    assert!(rects.iter().any(|r| r
+        .title
+        .starts_with("odd:name with <xml> & \"quotes\" (250 cycles")));
+    // Labels fit: text no wider than the rectangle.
+    for r in &rects {
+        let chars = r.text.chars().count() as f64;
+        assert!(chars * 12.0 * 0.59 <= r.w + 0.01, "{r:?}");
+        if !r.text.is_empty() && r.text.ends_with("..") {
+            let name = r.title.rsplit_once(" (").unwrap().0;
+            assert!(name.starts_with(r.text.trim_end_matches("..")));
+        }
+    }
+}
+
+#[test]
+fn flamegraph_prunes_narrow_frames() {
+    let mut p = sample_profile();
+    // A tiny sample: 1 cycle of ~82k is 0.014 px wide.
+    let tiny = p.frame_index(Frame {
+        name: "tiny".into(),
+        ..Default::default()
+    });
+    p.samples.push(Sample {
+        stack: vec![tiny],
+        values: vec![1, 1],
+    });
+    let mut out = Vec::new();
+    write::flamegraph_svg(&p, 0, "t", &mut out).unwrap();
+    let rects = parse_svg(&out);
+    assert!(!rects.iter().any(|r| r.title.starts_with("tiny")));
+    let mut out = Vec::new();
+    write::flamegraph_svg_with(
+        &p,
+        0,
+        "t",
+        &FlameGraphOptions {
+            min_width: 0.0,
+            interactive: false,
+            ..Default::default()
+        },
+        &mut out,
+    )
+    .unwrap();
+    let rects = parse_svg(&out);
+    assert!(rects.iter().any(|r| r.title.starts_with("tiny")));
+    assert!(!String::from_utf8(out).unwrap().contains("<script"));
+}
+
+#[test]
+fn empty_profile_gives_valid_outputs() {
+    let p = StackProfile {
+        name: "empty".into(),
+        value_types: vec![ValueType {
+            kind: "cycles".into(),
+            unit: "cycles".into(),
+        }],
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    write::folded(&p, 0, &mut out).unwrap();
+    assert!(out.is_empty());
+    let mut out = Vec::new();
+    write::flamegraph_svg(&p, 0, "empty", &mut out).unwrap();
+    assert!(parse_svg(&out).is_empty());
+    let mut out = Vec::new();
+    write::speedscope(&p, &mut out).unwrap();
+    let _: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let mut out = Vec::new();
+    write::pprof(&p, &mut out).unwrap();
+}
+
+#[test]
+fn atomic_with_writer() {
+    let dir = std::env::temp_dir().join(format!("retroprof-writers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("p.folded");
+    let p = sample_profile();
+    write::atomic(&path, false, |w| write::folded(&p, 0, w)).unwrap();
+    let mut direct = Vec::new();
+    write::folded(&p, 0, &mut direct).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), direct);
+    let e = write::atomic(&path, false, |w| write::folded(&p, 0, w)).unwrap_err();
+    assert!(matches!(e, retroprof_profile::Error::Exists { .. }));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn outputs_are_deterministic() {
+    // Hash maps used while building get a new random seed each time: the
+    // bytes must not depend on it.
+    let mut p = sample_profile();
+    // More distinct stacks, so iteration orders would differ.
+    for i in 0..200u32 {
+        let f = p.frame_index(Frame {
+            name: format!("f{}", i % 37),
+            addr: Some(0x1000 + i as u64),
+            ..Default::default()
+        });
+        p.samples.push(Sample {
+            stack: vec![0, 1, f, (i % 5) + 2],
+            values: vec![i as i64 + 1, 1],
+        });
+    }
+    type W = fn(&StackProfile, &mut Vec<u8>);
+    let writers: [W; 4] = [
+        |p, o| write::folded(p, 0, o).unwrap(),
+        |p, o| write::pprof(p, o).unwrap(),
+        |p, o| write::speedscope(p, o).unwrap(),
+        |p, o| write::flamegraph_svg(p, 0, "t", o).unwrap(),
+    ];
+    for w in writers {
+        let mut first = Vec::new();
+        w(&p, &mut first);
+        for _ in 0..5 {
+            let mut again = Vec::new();
+            w(&p, &mut again);
+            assert!(again == first);
+        }
+    }
+}

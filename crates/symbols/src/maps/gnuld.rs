@@ -1,0 +1,213 @@
+//! GNU ld `-Map` output.
+//!
+//! ```text
+//! Discarded input sections          (skipped: nothing here is linked)
+//!  .text          0x00000000        0x0 crt0.o
+//! Memory Configuration
+//! ...
+//! Linker script and memory map
+//!
+//! .text           0x00401000      0x2a4
+//!  *(.text)
+//!  .text          0x00401128       0x91 main.o
+//!                 0x00401128                main
+//!  .text.startup
+//!                 0x004011c0       0x40 lib.a(util.o)
+//!                 0x00401000                PROVIDE (__text_start = .)
+//! ```
+//! Output sections (column 0) become segments; input-section rows give each
+//! object file's range (modules); the symbol rows under them are symbols,
+//! typed by the output section they sit in. Assignments (`. = ...`,
+//! `PROVIDE (...)`, `sym = ...`) are not symbols.
+
+use super::{parse_hex, symbol, syntax, MapError, MapFile, MapFormat, ModuleRange, Segment};
+use crate::{SymbolKind, SymbolTable};
+
+fn section_kind(name: &str) -> SymbolKind {
+    let n = name.trim_start_matches('.');
+    if n.starts_with("text")
+        || n.starts_with("init")
+        || n.starts_with("fini")
+        || n.starts_with("plt")
+        || n == "code"
+        || n.starts_with("CODE")
+    {
+        SymbolKind::Text
+    } else if n.starts_with("bss")
+        || n.starts_with("sbss")
+        || n == "COMMON"
+        || n.starts_with("noinit")
+    {
+        SymbolKind::Bss
+    } else {
+        SymbolKind::Data
+    }
+}
+
+pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
+    let mut map = MapFile::new(MapFormat::GnuLd);
+    let mut started = false;
+    // Output section we are in, its kind.
+    let mut out_kind = SymbolKind::Other;
+    let mut out_name = String::new();
+    // Input section name waiting for its address (wrapped long names).
+    let mut pending_input: Option<String> = None;
+    let mut pending_output: Option<String> = None;
+    let mut current_module: Option<String> = None;
+    let mut syms = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let lineno = i + 1;
+        let line = raw.trim_end_matches('\r');
+        if !started {
+            if line.starts_with("Linker script and memory map") {
+                started = true;
+            }
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        if line.starts_with("OUTPUT(") || line.starts_with("Cross Reference Table") {
+            break;
+        }
+        let toks: Vec<&str> = line.split_whitespace().collect();
+        let col0 = !line.starts_with(' ');
+        if col0 {
+            // Output section: `.text  0xADDR  0xSIZE` or a wrapped name.
+            if toks[0].starts_with('.')
+                || toks[0]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                if toks.len() >= 3 {
+                    if let (Some(a), Some(l)) = (parse_hex(toks[1]), parse_hex(toks[2])) {
+                        out_section(&mut map, toks[0], a, l);
+                        out_name = toks[0].to_string();
+                        out_kind = section_kind(&out_name);
+                        pending_output = None;
+                        continue;
+                    }
+                }
+                if toks.len() == 1 {
+                    pending_output = Some(toks[0].to_string());
+                    continue;
+                }
+            }
+            // LOAD, START GROUP, etc.
+            continue;
+        }
+        if let Some(name) = pending_output.take() {
+            if toks.len() >= 2 {
+                if let (Some(a), Some(l)) = (parse_hex(toks[0]), parse_hex(toks[1])) {
+                    out_section(&mut map, &name, a, l);
+                    out_name = name;
+                    out_kind = section_kind(&out_name);
+                    continue;
+                }
+            }
+        }
+        // ` .text  0xADDR  0xSIZE  file.o` (input section) or wrapped name
+        // on its own line followed by `   0xADDR 0xSIZE file.o`.
+        let second = line.as_bytes().get(1).copied();
+        if second != Some(b' ') && !toks[0].starts_with("0x") {
+            let name = toks[0];
+            if name.starts_with('*') {
+                // `*(.text)` patterns and `*fill*` rows.
+                continue;
+            }
+            if toks.len() == 1 {
+                pending_input = Some(name.to_string());
+                continue;
+            }
+            if toks.len() >= 3 && toks[1].starts_with("0x") {
+                let (Some(a), Some(l)) = (parse_hex(toks[1]), parse_hex(toks[2])) else {
+                    return Err(syntax(
+                        file,
+                        lineno,
+                        format!("input section `{name}`: expected `0xADDRESS 0xSIZE`"),
+                    ));
+                };
+                if toks.len() >= 4 {
+                    input_section(&mut map, name, a, l, &toks[3..], &mut current_module);
+                }
+            }
+            continue;
+        }
+        if toks[0].starts_with("0x") {
+            if let Some(name) = pending_input.take() {
+                if toks.len() >= 3 {
+                    if let (Some(a), Some(l)) = (parse_hex(toks[0]), parse_hex(toks[1])) {
+                        input_section(&mut map, &name, a, l, &toks[2..], &mut current_module);
+                        continue;
+                    }
+                }
+            }
+            // Symbol row: `0xADDR  name` (exactly two tokens).
+            if toks.len() == 2 && !toks[1].contains('=') && !toks[1].starts_with('.') {
+                let Some(a) = parse_hex(toks[0]) else {
+                    return Err(syntax(
+                        file,
+                        lineno,
+                        format!("symbol `{}`: address `{}` is not hex", toks[1], toks[0]),
+                    ));
+                };
+                {
+                    let kind = if out_kind == SymbolKind::Other {
+                        SymbolKind::Text
+                    } else {
+                        out_kind
+                    };
+                    let mut s = symbol(toks[1], a, kind);
+                    s.module = current_module.clone();
+                    syms.push(s);
+                }
+            }
+        }
+    }
+    if !started {
+        return Err(MapError::Invalid {
+            file: file.to_string(),
+            msg: "no `Linker script and memory map` header".into(),
+        });
+    }
+    let _ = out_name;
+    map.modules
+        .sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
+    map.symbols = SymbolTable::new(syms);
+    Ok(map)
+}
+
+fn out_section(map: &mut MapFile, name: &str, addr: u64, len: u64) {
+    map.segments.push(Segment {
+        name: name.to_string(),
+        class: Some(name.to_string()),
+        group: None,
+        start: addr,
+        len,
+        frame: None,
+        code: section_kind(name) == SymbolKind::Text,
+    });
+}
+
+fn input_section(
+    map: &mut MapFile,
+    section: &str,
+    addr: u64,
+    len: u64,
+    rest: &[&str],
+    current_module: &mut Option<String>,
+) {
+    let path = rest.join(" ");
+    let module = path.rsplit(['/', '\\']).next().unwrap_or(&path).to_string();
+    *current_module = Some(module.clone());
+    if len == 0 {
+        return;
+    }
+    map.modules.push(ModuleRange {
+        name: module,
+        start: addr,
+        len,
+        segment: Some(section.to_string()),
+        code: section_kind(section) == SymbolKind::Text,
+    });
+}

@@ -1,0 +1,519 @@
+//! Symbol loading and indexing on the real SGDK ROMs in ../shared/roms and
+//! on tests/data/inline.elf (our own 68000 ELF with DWARF inlining).
+
+use std::path::{Path, PathBuf};
+
+use retroprof_symbols::{
+    clone_base_name, FunctionIndex, FunctionOrigin, IndexOptions, InlineFrame, SymbolKind,
+    SymbolSource, Symbols,
+};
+
+fn shared_roms() -> PathBuf {
+    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/roms"));
+    assert!(
+        p.join("vnmd/symbol.txt").is_file() && p.join("platformer/rom.out").is_file(),
+        "test data missing: {} must hold vnmd/ and platformer/ (the shared folder beside the repo)",
+        p.display()
+    );
+    p
+}
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data")).join(name)
+}
+
+fn addr_of(s: &Symbols, name: &str) -> u64 {
+    s.table
+        .symbols()
+        .iter()
+        .find(|x| x.name == name)
+        .unwrap_or_else(|| panic!("no symbol {name}"))
+        .addr
+}
+
+fn rom_entry(rom: &[u8]) -> u64 {
+    u32::from_be_bytes(rom[4..8].try_into().unwrap()) as u64
+}
+
+#[test]
+fn nm_listings_of_the_shared_roms() {
+    let roms = shared_roms();
+    let v = Symbols::load_nm(&roms.join("vnmd/symbol.txt")).unwrap();
+    let p = Symbols::load_nm(&roms.join("platformer/symbol.txt")).unwrap();
+    assert_eq!(v.table.len(), 1160);
+    assert_eq!(p.table.len(), 1749);
+    assert_eq!(v.source, SymbolSource::Nm);
+    assert_eq!(addr_of(&v, "VDP_waitVBlank"), 0x009654);
+    assert_eq!(addr_of(&p, "VDP_waitVBlank"), 0x00c758);
+    assert_eq!(addr_of(&p, "main"), 0x00061e);
+    assert!(
+        !v.table.symbols().iter().any(|s| s.name == "main"),
+        "vnmd has no main (LTO)"
+    );
+    // RAM symbols as linked (0xE0FF....), absolute symbols, clones.
+    let edata = v
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == "_edata")
+        .unwrap();
+    assert_eq!(edata.addr, 0xe0ff007c);
+    assert_eq!(edata.kind, SymbolKind::Data);
+    let dynamic = v
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == "__DYNAMIC")
+        .unwrap();
+    assert_eq!(dynamic.kind, SymbolKind::Absolute);
+    let clone = p
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == "SYS_doVBlankProcessEx.constprop.57")
+        .unwrap();
+    assert_eq!((clone.addr, clone.kind), (0x3a44, SymbolKind::Text));
+    // Local labels are Other, so a Text lookup answers the function.
+    let label = p
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == ".loop_do_copy")
+        .unwrap();
+    assert_eq!(label.kind, SymbolKind::Other);
+    assert_eq!(
+        p.table.lookup(0x240c, SymbolKind::Text).unwrap().name,
+        "aplib_decrunch"
+    );
+    // Validation against the right ROM: no warnings.
+    for (name, s) in [("vnmd", &v), ("platformer", &p)] {
+        let rom = std::fs::read(roms.join(name).join("rom.bin")).unwrap();
+        let w = s.validate_against_rom(rom.len() as u64, rom_entry(&rom));
+        assert!(w.is_empty(), "{name}: {w:?}");
+    }
+}
+
+#[test]
+fn elf_files_of_the_shared_roms() {
+    let roms = shared_roms();
+    let p = Symbols::load_elf(&roms.join("platformer/rom.out")).unwrap();
+    assert_eq!(p.source, SymbolSource::Elf);
+    let main = p.table.symbols().iter().find(|s| s.name == "main").unwrap();
+    assert_eq!((main.addr, main.size), (0x61e, Some(6774)));
+    let wait = p
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == "VDP_waitVBlank")
+        .unwrap();
+    assert_eq!((wait.addr, wait.size), (0xc758, Some(404)));
+    assert!(wait.global);
+    // STT_FILE gives locals their module.
+    let entry = p
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == "_Entry_Point")
+        .unwrap();
+    assert_eq!(entry.module.as_deref(), Some("out/sega.o"));
+    // The ELF has every symbol of the nm listing.
+    let nm = Symbols::load_nm(&roms.join("platformer/symbol.txt")).unwrap();
+    for s in nm.table.symbols() {
+        assert!(
+            p.table
+                .symbols()
+                .iter()
+                .any(|e| e.name == s.name && e.addr == s.addr),
+            "{} at 0x{:x} missing from the ELF",
+            s.name,
+            s.addr
+        );
+    }
+    // nm types every symbol in .text `T`/`t`; the ELF tells the 134 data
+    // objects there (palettes, level arrays: STT_OBJECT) from code.
+    assert_eq!(nm.function_symbol_count(), 794);
+    assert_eq!(p.function_symbol_count(), 794 - 134);
+    let pal = p
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == "palette_grey")
+        .unwrap();
+    assert_eq!((pal.kind, pal.size), (SymbolKind::Data, Some(32)));
+
+    let v = Symbols::load_elf(&roms.join("vnmd/rom.out")).unwrap();
+    assert_eq!(addr_of(&v, "VDP_waitVBlank"), 0x9654);
+    // vnmd's DWARF only covers the assembler start-up file.
+    assert!(v.debug.is_some());
+
+    // Section bytes match the right ROM (but for the header checksum) and
+    // not the other one.
+    let vrom = std::fs::read(roms.join("vnmd/rom.bin")).unwrap();
+    let prom = std::fs::read(roms.join("platformer/rom.bin")).unwrap();
+    assert_eq!(v.validate_against_rom_bytes(&vrom), Vec::<String>::new());
+    assert_eq!(p.validate_against_rom_bytes(&prom), Vec::<String>::new());
+    let w = v.validate_against_rom_bytes(&prom);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("differs from the ROM"), "{w:?}");
+}
+
+#[test]
+fn function_index_on_platformer() {
+    let roms = shared_roms();
+    let rom = std::fs::read(roms.join("platformer/rom.bin")).unwrap();
+    for s in [
+        Symbols::load_nm(&roms.join("platformer/symbol.txt")).unwrap(),
+        Symbols::load_elf(&roms.join("platformer/rom.out")).unwrap(),
+    ] {
+        let ix = s
+            .build_index(&IndexOptions::mega_drive(rom.len() as u64))
+            .unwrap();
+        let wait = ix.find("VDP_waitVBlank").unwrap();
+        assert_eq!(ix.lookup(0xc758), wait);
+        assert_eq!(ix.lookup(0xc758 + 0x190), wait);
+        assert_ne!(ix.lookup(0xc758 - 2), wait);
+        let f = ix.function(wait);
+        assert_eq!((f.start, f.end), (0xc758, 0xc758 + 404));
+        assert_eq!(ix.function_at(0x61e).name, "main");
+        assert_eq!(ix.function_at(0x61e + 6772).name, "main");
+        // The local label is merged into its function.
+        assert_eq!(ix.function_at(0x240c).name, "aplib_decrunch");
+        assert!(ix.find(".loop_do_copy").is_none());
+        // Several symbols at 0: one function, the others aliases.
+        let f0 = ix.function_at(0);
+        assert_eq!(f0.origin, FunctionOrigin::Symbol);
+        assert!(!f0.aliases.is_empty(), "{f0:?}");
+        // _etext ends the function before it.
+        let before = ix.function_at(0x1ddfe);
+        assert_eq!(before.name, "__FINI_SECTION__");
+        assert_eq!(before.end, 0x1de00);
+        // RAM has no code symbols: 256-byte buckets, named by address.
+        // The last ROM function stops at the end of the ROM.
+        let last = ix.function_at(rom.len() as u64 - 2);
+        assert_eq!(last.end, rom.len() as u64, "{last:?}");
+        assert_eq!(ix.function_at(0xff0010).origin, FunctionOrigin::Bucket);
+        let r = ix.function_at(0xff0124);
+        assert_eq!(
+            (r.name.as_str(), r.origin),
+            ("ram_0xff0100", FunctionOrigin::Bucket)
+        );
+        assert_eq!(ix.lookup(0x1000000), 0);
+        assert_eq!(ix.lookup(0x900000), 0);
+        // Every ROM entry is a real function id.
+        let n = ix.functions().len() as u32;
+        assert!(ix.ranges()[0].ids.iter().all(|&id| id < n));
+        assert_eq!(ix.ranges()[0].ids.len(), rom.len() / 2);
+    }
+    let nm = Symbols::load_nm(&roms.join("platformer/symbol.txt")).unwrap();
+    let mut opts = IndexOptions::mega_drive(rom.len() as u64);
+    opts.keep_labels = true;
+    let ix = nm.build_index(&opts).unwrap();
+    let f = ix.function_at(0x240c);
+    assert_eq!(f.name, "aplib_decrunch:.loop_do_copy");
+    assert_eq!(f.origin, FunctionOrigin::Label);
+}
+
+#[test]
+fn rom_without_symbols_gets_buckets() {
+    let table = retroprof_symbols::SymbolTable::new(Vec::new());
+    let mut opts = IndexOptions::mega_drive(0x20000);
+    opts.bucket_size = 0x1000;
+    let ix = FunctionIndex::build(&table, None, &opts).unwrap();
+    assert_eq!(ix.function_at(0x1234).name, "rom_0x001000");
+    assert_eq!(ix.function_at(0x1ffff).name, "rom_0x01f000");
+    assert_eq!(ix.function_at(0xff8000).name, "ram_0xff8000");
+    // 32 ROM buckets + 16 RAM buckets + [unknown].
+    assert_eq!(ix.functions().len(), 1 + 32 + 16);
+    assert_eq!(ix.function(0).name, "[unknown]");
+    opts.bucket_size = 0;
+    let ix = FunctionIndex::build(&table, None, &opts).unwrap();
+    assert_eq!(ix.lookup(0x1234), 0);
+    opts.bucket_size = 3;
+    assert!(FunctionIndex::build(&table, None, &opts).is_err());
+}
+
+#[test]
+fn dwarf_lines_and_inlining() {
+    let s = Symbols::load_elf(&data("inline.elf")).unwrap();
+    assert!(s.debug.is_some(), "inline.elf has DWARF");
+    let loc = s.source_location(0x240).unwrap();
+    assert_eq!(loc.file, "./inline.c");
+    assert_eq!(loc.line, Some(33));
+    // 0x216: read_status inlined into wait_vblank inlined into game_step.
+    let frames = s.debug.as_ref().unwrap().frames(0x216);
+    let names: Vec<_> = frames.iter().map(|f| f.function.clone().unwrap()).collect();
+    assert_eq!(names, ["read_status", "wait_vblank", "game_step"]);
+    assert_eq!(frames[0].location.as_ref().unwrap().line, Some(9));
+
+    let mut opts = IndexOptions::mega_drive(0x400);
+    opts.ranges[0].start = 0x200;
+    let ix = s.build_index(&opts).unwrap();
+    assert_eq!(ix.function_at(0x216).name, "game_step");
+    let sum = ix.function_at(0x240);
+    assert_eq!((sum.file.as_deref(), sum.line), (Some("./inline.c"), Some(33)));
+    let c = ix.inline_at(0x216);
+    assert_ne!(c, 0);
+    let call = |name: &str, line: u32| InlineFrame {
+        name: name.into(),
+        call_file: Some("./inline.c".into()),
+        call_line: Some(line),
+    };
+    assert_eq!(
+        ix.inline_chain(c),
+        &[call("wait_vblank", 27), call("read_status", 14)]
+    );
+    // fill() inlined at game_step line 26.
+    assert_eq!(ix.inline_chain(ix.inline_at(0x20a)), &[call("fill", 26)]);
+    // sum() has no inlining; _start inlines wait_vblank at line 44.
+    assert_eq!(ix.inline_at(0x24a), 0);
+    assert_eq!(ix.inline_chain(0), &[] as &[InlineFrame]);
+    assert_eq!(
+        ix.inline_chain(ix.inline_at(0x2a4)),
+        &[call("wait_vblank", 44)]
+    );
+    // Chains are interned: the same chain at two addresses has one id.
+    assert_eq!(ix.inline_at(0x20a), ix.inline_at(0x20c));
+    // `_edata` / `__bss_start` end `_start`'s range; vdp_ctrl (R) is data.
+    assert_eq!(ix.function_at(0x2d4).name, "_start");
+    assert_eq!(ix.function_at(0x2d6).origin, FunctionOrigin::Bucket);
+    // RAM addresses of the ELF index correctly.
+    assert_eq!(ix.ranges()[1].inline.len(), 0);
+}
+
+#[test]
+fn nm_listing_with_lines_is_merged_into_the_elf() {
+    let dir = tempdir("merge");
+    std::fs::copy(data("inline.elf"), dir.join("rom.out")).unwrap();
+    std::fs::write(
+        dir.join("symbol.txt"),
+        std::fs::read(data("inline.symbol.txt")).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(dir.join("rom.bin"), [0u8; 16]).unwrap();
+    let s = Symbols::find_for_rom(&dir.join("rom.bin"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.source, SymbolSource::Elf);
+    assert_eq!(s.path, dir.join("rom.out"));
+    assert_eq!(s.also_read, vec![dir.join("symbol.txt")]);
+    let sum = s.table.symbols().iter().find(|x| x.name == "sum").unwrap();
+    assert_eq!(
+        (sum.file.as_deref(), sum.line),
+        (Some("./inline.c"), Some(30))
+    );
+    assert!(s.warnings.is_empty(), "{:?}", s.warnings);
+    // A stale listing is reported.
+    std::fs::write(dir.join("symbol.txt"), "00000300 T sum\n").unwrap();
+    let s = Symbols::find_for_rom(&dir.join("rom.bin"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+    assert!(
+        s.warnings[0].contains("disagree on 1 code symbol"),
+        "{:?}",
+        s.warnings
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("retroprof-sym-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn touch(p: &Path, content: &[u8]) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+#[test]
+fn discovery_layouts() {
+    let elf = std::fs::read(data("inline.elf")).unwrap();
+    let nm = b"00000200 T from_listing\n";
+
+    // 1. Nothing next to the ROM.
+    let d = tempdir("none");
+    touch(&d.join("game.bin"), b"rom");
+    assert!(Symbols::find_for_rom(&d.join("game.bin"))
+        .unwrap()
+        .is_none());
+
+    // 2. SGDK out/: ROM at out/rom.bin, symbol.txt beside it.
+    let d = tempdir("sgdk");
+    touch(&d.join("out/rom.bin"), b"rom");
+    touch(&d.join("out/symbol.txt"), nm);
+    let s = Symbols::find_for_rom(&d.join("out/rom.bin"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (s.source, s.path.clone()),
+        (SymbolSource::Nm, d.join("out/symbol.txt"))
+    );
+
+    // 3. ROM copied to the project root; symbols in out/release/ (newer
+    //    SGDK) preferred over out/debug/ by folder order; ELF over nm.
+    let d = tempdir("buildtype");
+    touch(&d.join("game.bin"), b"rom");
+    touch(&d.join("out/release/rom.out"), &elf);
+    touch(&d.join("out/release/symbol.txt"), nm);
+    touch(&d.join("out/debug/symbol.txt"), nm);
+    let s = Symbols::find_for_rom(&d.join("game.bin")).unwrap().unwrap();
+    assert_eq!(s.path, d.join("out/release/rom.out"));
+    assert_eq!(
+        Symbols::candidates_for_rom(&d.join("game.bin")),
+        vec![
+            d.join("out/release/rom.out"),
+            d.join("out/release/symbol.txt"),
+            d.join("out/debug/symbol.txt")
+        ]
+    );
+
+    // 4. <stem>.elf next to the ROM; a broken ELF falls back with a warning.
+    let d = tempdir("stem");
+    touch(&d.join("game.bin"), b"rom");
+    touch(&d.join("game.elf"), b"\x7fELF garbage");
+    touch(&d.join("symbol.txt"), nm);
+    let s = Symbols::find_for_rom(&d.join("game.bin")).unwrap().unwrap();
+    assert_eq!(s.source, SymbolSource::Nm);
+    assert!(
+        s.warnings.iter().any(|w| w.contains("game.elf")),
+        "{:?}",
+        s.warnings
+    );
+
+    // 5. Only a broken ELF: the error names it.
+    std::fs::remove_file(d.join("symbol.txt")).unwrap();
+    let e = Symbols::find_for_rom(&d.join("game.bin")).unwrap_err();
+    assert!(e.to_string().contains("game.elf"), "{e}");
+
+    // 6. A malformed listing: the error names file and line.
+    let d = tempdir("bad");
+    touch(&d.join("rom.bin"), b"rom");
+    touch(
+        &d.join("symbol.txt"),
+        b"00000200 T ok\r\nnot a symbol line\r\n",
+    );
+    let e = Symbols::find_for_rom(&d.join("rom.bin")).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("symbol.txt:2: "), "{msg}");
+
+    for n in ["none", "sgdk", "buildtype", "stem", "bad"] {
+        let _ = std::fs::remove_dir_all(tempdir(n));
+    }
+}
+
+#[test]
+fn shared_rom_folders_are_found() {
+    let roms = shared_roms();
+    for name in ["vnmd", "platformer"] {
+        let rom_path = roms.join(name).join("rom.bin");
+        let s = Symbols::find_for_rom(&rom_path).unwrap().unwrap();
+        assert_eq!(s.source, SymbolSource::Elf);
+        assert_eq!(s.also_read, vec![roms.join(name).join("symbol.txt")]);
+        assert!(s.warnings.is_empty(), "{name}: {:?}", s.warnings);
+        let rom = std::fs::read(&rom_path).unwrap();
+        assert!(s
+            .validate_against_rom(rom.len() as u64, rom_entry(&rom))
+            .is_empty());
+    }
+}
+
+#[test]
+fn validation_flags_foreign_symbols() {
+    let text = "00500000 T far_away\n00600000 T further\n";
+    let s = Symbols::parse_nm(Path::new("other.txt"), text).unwrap();
+    let w = s.validate_against_rom(0x20000, 0x200);
+    assert_eq!(w.len(), 3, "{w:?}");
+    assert!(w[0].contains("no code symbol lies inside the ROM"));
+    assert!(w[1].contains("2 code symbol(s) lie past the end"));
+    assert!(w[2].contains("entry point 0x000200 is outside every function"));
+}
+
+#[test]
+fn clone_names() {
+    assert_eq!(clone_base_name("main.isra.0"), "main");
+    assert_eq!(
+        clone_base_name("SYS_doVBlankProcessEx.constprop.57"),
+        "SYS_doVBlankProcessEx"
+    );
+    assert_eq!(clone_base_name("read6Btn.lto_priv.71"), "read6Btn");
+    assert_eq!(
+        clone_base_name("releaseSprite.part.1.lto_priv.72"),
+        "releaseSprite"
+    );
+    assert_eq!(clone_base_name("f.cold"), "f");
+    assert_eq!(clone_base_name(".loop"), ".loop");
+    assert_eq!(clone_base_name("plain"), "plain");
+    assert_eq!(clone_base_name("a.partial"), "a.partial");
+}
+
+/// Our own test ROMs (testroms/out/*/: rom.bin, rom.elf with DWARF,
+/// symbol.txt), cross-checked without hard-coding their layout, which the
+/// test-ROM sources may change.
+#[test]
+fn test_roms_with_dwarf() {
+    let out = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testroms/out"));
+    let mut roms: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{} missing ({e}): the test ROMs are part of the repo",
+                out.display()
+            )
+        })
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("rom.bin").is_file())
+        .collect();
+    roms.sort();
+    assert!(!roms.is_empty(), "no test ROMs in {}", out.display());
+    let mut contexts = 0;
+    for dir in roms {
+        let rom_path = dir.join("rom.bin");
+        let rom = std::fs::read(&rom_path).unwrap();
+        let s = Symbols::find_for_rom(&rom_path).unwrap().unwrap();
+        assert_eq!(s.source, SymbolSource::Elf, "{}", dir.display());
+        assert!(s.debug.is_some(), "{}: rom.elf has DWARF", dir.display());
+        assert!(s.warnings.is_empty(), "{}: {:?}", dir.display(), s.warnings);
+        assert_eq!(
+            s.validate_against_rom(rom.len() as u64, rom_entry(&rom)),
+            Vec::<String>::new()
+        );
+        assert_eq!(s.validate_against_rom_bytes(&rom), Vec::<String>::new());
+        let ix = s
+            .build_index(&IndexOptions::mega_drive(rom.len() as u64))
+            .unwrap();
+        // Every address of a sized code symbol maps to a function starting
+        // at that symbol's address (aliases may give it another name).
+        for sym in s.table.symbols() {
+            let (Some(size), SymbolKind::Text) = (sym.size, sym.kind) else {
+                continue;
+            };
+            for a in (sym.addr..sym.addr + size).step_by(2) {
+                let f = ix.function_at(a);
+                assert_eq!(
+                    f.start,
+                    sym.addr,
+                    "{}: 0x{a:x} in {} but mapped to {f:?}",
+                    dir.display(),
+                    sym.name
+                );
+            }
+        }
+        // Inline chains name functions and call sites in our sources.
+        contexts += ix.inline_chain_count() - 1;
+        for id in 1..ix.inline_chain_count() as u32 {
+            for f in ix.inline_chain(id) {
+                assert_ne!(f.name, "?", "{}", dir.display());
+                let file = f.call_file.as_deref().unwrap_or("");
+                assert!(file.starts_with("testroms/"), "{}: {f:?}", dir.display());
+                assert!(f.call_line.unwrap_or(0) > 0, "{f:?}");
+            }
+        }
+        // DWARF lines for the C code.
+        let main = ix.find("main").expect("a main function");
+        let loc = s.source_location(ix.function(main).start).unwrap();
+        assert!(loc.file.ends_with(".c"), "{loc:?}");
+    }
+    assert!(contexts > 0, "the test ROMs inline something");
+}
