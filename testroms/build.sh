@@ -11,7 +11,7 @@
 # Each ROM folder gets rom.bin (padded, header fixed up, checksum at 0x18E),
 # rom.elf (with DWARF) and symbol.txt (`nm -n rom.elf`, as SGDK writes it).
 # Needs Debian's gcc-m68k-linux-gnu and binutils-m68k-linux-gnu (README.md);
-# only bash and coreutils besides. Builds are deterministic and independent
+# only bash, coreutils and awk besides. Builds are deterministic and independent
 # of the checkout location (-ffile-prefix-map, fixed object order, no dates).
 set -euo pipefail
 export LC_ALL=C
@@ -136,7 +136,7 @@ while (($#)); do
     case "$1" in
         --check) MODE=check ;;
         --out) shift; (($#)) || die "--out needs a folder"; OUTROOT=$1 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) die "unknown argument: $1 (try --help)" ;;
     esac
     shift

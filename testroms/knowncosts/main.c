@@ -25,7 +25,7 @@
 
 enum { PHASE_A, PHASE_B, PHASE_B2, PHASE_C, PHASE_C2, PHASE_D, PHASE_END, NUM_PHASES };
 
-static const u16 phase_len[NUM_PHASES] = { 240, 300, 120, 132, 120, 480, 0xFFFF };
+static const u16 phase_len[NUM_PHASES] = { 240, 300, 120, 132, 120, 480, 0 /* END: for ever */ };
 static const char *const phase_title[NUM_PHASES] = {
     "PHASE A : LIGHT LOAD           ",
     "PHASE B : 32-BIT DIVISIONS     ",
@@ -189,7 +189,7 @@ int main(bool hard_reset)
         u16 ph = phase;
         u32 f = vblank_count - phase_start_vblank[ph];
 
-        if (f >= phase_len[ph]) {
+        if (ph < PHASE_END && f >= phase_len[ph]) {
             /* Close the phase: dropped = VBlanks - finished loops. */
             u32 vb = vblank_count;
             phase_dropped[ph] = (vb - phase_start_vblank[ph]) - (loop_count - phase_start_loop[ph]);

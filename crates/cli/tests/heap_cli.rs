@@ -234,3 +234,26 @@ alloc 64 0xff1400 0x5adc
     assert!(stdout.contains("arch m68k"), "{stdout}");
     assert!(stdout.contains("MAP_create @0x5adc"), "{stdout}");
 }
+
+#[test]
+fn at_peak_reads_the_file_twice_and_refuses_stdin() {
+    let log = tmp("peak.log");
+    std::fs::write(&log, DAEDALUS).unwrap();
+    let png = tmp("peak.png");
+    let out = run(
+        &[
+            log.to_str().unwrap(),
+            "--at",
+            "peak",
+            "--png",
+            png.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("== Live set after event 7 =="), "{stdout}");
+    assert!(std::fs::metadata(&png).unwrap().len() > 100);
+    let out = run(&["--at", "peak", "-"], Some(DAEDALUS));
+    assert_eq!(out.status.code(), Some(2));
+}

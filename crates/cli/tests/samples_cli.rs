@@ -127,6 +127,11 @@ fn shift_jis_tlink_map_prints_japanese_names() {
     check_golden("tlink_sjis_table.txt", &stdout(&o));
     assert!(stdout(&o).contains("_譜面_読込"));
     assert!(stdout(&o).contains("譜面.C"));
+    assert!(
+        stdout(&o).contains("_譜面_読込+0x10  (譜面.C:101)"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -300,4 +305,35 @@ fn a_segment_with_no_code_is_warned_about() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("66145 attributed"), "{}", stdout(&o));
+}
+
+#[test]
+fn petit_written_by_the_library_with_a_flat_base_reads_back() {
+    // What the Mega Drive sampler will do: write the Petit layout from a
+    // histogram (16-bit offsets from a base), then symbolise it.
+    use retroprof_samples::histogram::{self, ReadOptions};
+    let dir = tmpdir("flat");
+    let text = std::fs::read(fixtures().join("md_samples.txt")).unwrap();
+    let h = histogram::read("md_samples.txt", &text, None, &ReadOptions::default()).unwrap();
+    let log = dir.join("md.petit");
+    let mut out = Vec::new();
+    let stats = retroprof_samples::write_petit(&h, 0, &mut out).unwrap();
+    assert_eq!(
+        stats.outside, 5,
+        "the RAM samples do not fit a 64 KiB ROM window"
+    );
+    std::fs::write(&log, out).unwrap();
+    let o = run(&["-m", "md_gnuld.map", "--base", "0", log.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("910 samples, 900 attributed"), "{out}");
+    assert!(out.contains("VDP_waitVBlank+0xC"), "{out}");
+    // Without --base a flat map's Petit window starts at its first code
+    // section (.text at 0): the same result.
+    let o = run(&["-m", "md_gnuld.map", log.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("910 samples, 900 attributed"),
+        "{}",
+        stdout(&o)
+    );
 }

@@ -101,15 +101,8 @@ pub fn replay_log(
                     }
                     arch_fixed = true;
                 }
-                // Only build the text when an anomaly needs it: pass the
-                // raw line (valid UTF-8 in practice; lossy otherwise).
-                match std::str::from_utf8(line) {
-                    Ok(t) => replay.feed(&ev, line_no, t),
-                    Err(_) => {
-                        let t = String::from_utf8_lossy(line).into_owned();
-                        replay.feed(&ev, line_no, &t)
-                    }
-                }
+                // The text is decoded only when an anomaly quotes it.
+                replay.feed_bytes(&ev, line_no, line);
             }
             Ok(Parsed::Nothing) => replay.skip_line(line_no),
             Ok(Parsed::Header { arch }) => {

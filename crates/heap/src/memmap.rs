@@ -371,10 +371,12 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
     let height = legend_top + (legend_rows + 1) * LINE_H + MARGIN;
     let total: u64 = blocks.iter().map(|b| b.size).sum();
     let mut sub = format!(
-        "{} live in {} blocks; 1 pixel = {} bytes, tile = {}, block = {}",
+        "{} live in {} block{}; 1 pixel = {} byte{}, tile = {}, block = {}",
         short_bytes(total),
         num(blocks.len() as u64),
+        if blocks.len() == 1 { "" } else { "s" },
         bpp,
+        if bpp == 1 { "" } else { "s" },
         size_text(block_bytes / 16),
         size_text(block_bytes)
     );
@@ -397,7 +399,7 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
         let ruler = format!(
             "{} - {}",
             hex_addr(start),
-            hex_addr(start + block_bytes - 1)
+            hex_addr(start.saturating_add(block_bytes - 1))
         );
         img.text(ox, oy - LINE_H - 1, &ruler, DIM_TEXT);
         for ty in 0..TILES {
@@ -423,7 +425,7 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
         let mut p = first_pix;
         while p <= last_pix {
             let lo = (p * bpp).max(b.ptr);
-            let hi = ((p + 1) * bpp).min(b.ptr + extent);
+            let hi = (p + 1).saturating_mul(bpp).min(b.ptr + extent);
             let c = hi - lo;
             if let Some((x, y)) = layout.pos(p * bpp) {
                 let full = c == bpp;

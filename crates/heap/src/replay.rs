@@ -758,6 +758,23 @@ impl Replay {
         &self.symbolizer
     }
 
+    /// The live set now, sorted by address (e.g. for a picture of the
+    /// current state from an emulator bridge).
+    pub fn live_now(&self) -> Vec<LiveBlock> {
+        self.live
+            .iter()
+            .map(|(ptr, b)| LiveBlock {
+                ptr,
+                size: b.size,
+                site: b.site,
+                event: b.event,
+                frame: b.frame,
+                line: b.line,
+                array: b.array,
+            })
+            .collect()
+    }
+
     /// Alloc/free events replayed so far.
     pub fn events(&self) -> u64 {
         self.events
@@ -808,20 +825,27 @@ impl Replay {
         kind: AnomalyKind,
         ev: &HeapEvent,
         line: u64,
-        text: &str,
+        text: &[u8],
         detail: String,
     ) {
         if text.is_empty() {
             let t = ev.to_line();
             self.anomaly_raw(kind, line, &t, detail);
         } else {
-            self.anomaly_raw(kind, line, text, detail);
+            let t = String::from_utf8_lossy(text);
+            self.anomaly_raw(kind, line, &t, detail);
         }
     }
 
     /// Feeds one event read from log line `line` (`text` is that line, for
     /// anomaly listings).
     pub fn feed(&mut self, ev: &HeapEvent, line: u64, text: &str) {
+        self.feed_bytes(ev, line, text.as_bytes());
+    }
+
+    /// [`Replay::feed`] with the line as raw bytes (decoded, lossily, only
+    /// when an anomaly quotes it).
+    pub fn feed_bytes(&mut self, ev: &HeapEvent, line: u64, text: &[u8]) {
         self.lines = self.lines.max(line);
         if let Some(t) = ev.time {
             match self.time {
@@ -866,7 +890,7 @@ impl Replay {
         }
     }
 
-    fn frame_to(&mut self, n: u64, ev: &HeapEvent, line: u64, text: &str) {
+    fn frame_to(&mut self, n: u64, ev: &HeapEvent, line: u64, text: &[u8]) {
         if !self.has_frames {
             self.has_frames = true;
             self.first_frame = Some(n);
@@ -966,19 +990,7 @@ impl Replay {
     }
 
     fn take_snapshot(&mut self, ended: bool) {
-        let blocks = self
-            .live
-            .iter()
-            .map(|(ptr, b)| LiveBlock {
-                ptr,
-                size: b.size,
-                site: b.site,
-                event: b.event,
-                frame: b.frame,
-                line: b.line,
-                array: b.array,
-            })
-            .collect();
+        let blocks = self.live_now();
         self.snapshot = Some(Snapshot {
             at: self.opts.at,
             event: self.events,
@@ -1064,7 +1076,7 @@ impl Replay {
         (h, total - size - h)
     }
 
-    fn alloc(&mut self, size: u64, ptr: u64, caller: u64, ev: &HeapEvent, line: u64, text: &str) {
+    fn alloc(&mut self, size: u64, ptr: u64, caller: u64, ev: &HeapEvent, line: u64, text: &[u8]) {
         if ptr == 0 {
             self.anomaly(
                 AnomalyKind::NullAlloc,
@@ -1080,7 +1092,7 @@ impl Replay {
         } else {
             1u64 << self.opts.address_bits
         };
-        let end = ptr.checked_add(size);
+        let end = ptr.checked_add(size.max(1));
         if size > self.opts.max_size || end.map_or(true, |e| e > limit) {
             let detail = if size > self.opts.max_size {
                 format!(
@@ -1228,7 +1240,7 @@ impl Replay {
         self.touch(b.site);
     }
 
-    fn free(&mut self, ptr: u64, _caller: u64, ev: &HeapEvent, line: u64, text: &str) {
+    fn free(&mut self, ptr: u64, _caller: u64, ev: &HeapEvent, line: u64, text: &[u8]) {
         if ptr == 0 {
             self.null_frees += 1;
             return;
@@ -1412,19 +1424,7 @@ impl Replay {
         }
         let mut listed = std::mem::take(&mut self.anomalies);
         listed.sort_by(|a, b| a.line.cmp(&b.line).then(a.kind.cmp(&b.kind)));
-        let end: Vec<LiveBlock> = self
-            .live
-            .iter()
-            .map(|(ptr, b)| LiveBlock {
-                ptr,
-                size: b.size,
-                site: b.site,
-                event: b.event,
-                frame: b.frame,
-                line: b.line,
-                array: b.array,
-            })
-            .collect();
+        let end: Vec<LiveBlock> = self.live_now();
         Analysis {
             name: self.name,
             arch: self.symbolizer.arch,

@@ -50,6 +50,15 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// `1 block`, `2 blocks`.
+pub fn blocks(n: u64) -> String {
+    if n == 1 {
+        "1 block".to_string()
+    } else {
+        format!("{} blocks", num(n))
+    }
+}
+
 fn pct(part: u64, whole: u64) -> String {
     if whole == 0 {
         "-".to_string()
@@ -181,7 +190,7 @@ pub fn terminal(a: &Analysis, o: &TerminalOptions) -> String {
     if a.live_blocks == 0 {
         out.line("none: every allocation was freed");
     } else {
-        let t = format!("{} in {} blocks", bytes(a.live_bytes), num(a.live_blocks));
+        let t = format!("{} in {}", bytes(a.live_bytes), blocks(a.live_blocks));
         let w = out.warn(&t);
         out.line(&w);
         out.line(&format!("{:>14} {:>8}  call site", "bytes", "blocks"));
@@ -216,9 +225,9 @@ pub fn terminal(a: &Analysis, o: &TerminalOptions) -> String {
     out.head("Peak");
     let p = &a.peak;
     out.line(&format!(
-        "{} in {} blocks at {}{}",
+        "{} in {} at {}{}",
         bytes(p.bytes),
-        num(p.blocks),
+        blocks(p.blocks),
         when(a, p.event, p.frame, p.line),
         p.time.map(|t| format!(", time {t}")).unwrap_or_default()
     ));
@@ -268,9 +277,9 @@ pub fn terminal(a: &Analysis, o: &TerminalOptions) -> String {
             out.line(&w);
         }
         out.line(&format!(
-            "{} in {} blocks at {}",
+            "{} in {} at {}",
             bytes(snap.live_bytes),
-            num(snap.live_blocks),
+            blocks(snap.live_blocks),
             when(a, snap.event, snap.frame, snap.line)
         ));
         let mut per: Vec<(u64, u64, usize)> = vec![(0, 0, 0); a.sites.len()];

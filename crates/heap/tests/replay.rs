@@ -602,3 +602,122 @@ fn stack_profile_follows_the_heap_convention() {
     let total = |i: usize| p.samples.iter().map(|s| s.values[i]).sum::<i64>();
     assert_eq!((total(0), total(1), total(2), total(3)), (5, 4178, 2, 70));
 }
+
+#[test]
+fn dwarf_inlined_frames_from_an_elf() {
+    // tests/fixtures/inline.elf, built from inline.c (see its header): the
+    // `jsr mem_alloc` at 0x80000128 is inside `make_node`, inlined into
+    // `spawn_enemy`; the return address is 0x8000012e.
+    let elf = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/inline.elf");
+    let file = retroprof_heap::symbolize::SymbolFile::load(std::path::Path::new(elf)).unwrap();
+    assert_eq!(file.arch, Some(Arch::M68k));
+    assert!(file.debug.is_some(), "the fixture has DWARF");
+    let s = Symbolizer::new(Arch::M68k, Grouping::Line, Some(Box::new(file)));
+    let frames = s.site_frames(&[0x8000_012e]);
+    let got: Vec<(String, Option<u32>, bool)> = frames
+        .iter()
+        .map(|f| (f.name.clone(), f.line, f.inlined))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("make_node".to_string(), Some(17), true),
+            ("spawn_enemy".to_string(), Some(22), false)
+        ]
+    );
+    assert!(frames[0].file.as_deref().unwrap().ends_with("inline.c"));
+    // Grouped by function, the lines go but the inline chain stays.
+    let s = Symbolizer::new(
+        Arch::M68k,
+        Grouping::Function,
+        Some(Box::new(
+            retroprof_heap::symbolize::SymbolFile::load(std::path::Path::new(elf)).unwrap(),
+        )),
+    );
+    let frames = s.site_frames(&[0x8000_012e]);
+    assert_eq!(frames.len(), 2);
+    assert_eq!((frames[0].line, frames[1].line), (None, None));
+}
+
+#[test]
+fn garbage_and_extreme_values_never_panic() {
+    let mut rng = synth::Rng::new(99);
+    let words = [
+        "Allocating",
+        "Allocating[]",
+        "Freeing",
+        "Freeing[]",
+        "alloc",
+        "free",
+        "frame",
+        "Frame",
+        "bytes",
+        "-",
+        "RA",
+        "is",
+        "0",
+        "1",
+        "ffffffffffffffff",
+        "0xffffffffffffffff",
+        "18446744073709551615",
+        "18446744073709551616",
+        "frame=3",
+        "time=0",
+        "stack=1,2",
+        "stack=",
+        "\u{e9}\u{e9}",
+        "#",
+        "retroprof-heap",
+    ];
+    let mut text = String::new();
+    for _ in 0..20_000 {
+        let n = 1 + rng.below(10);
+        for i in 0..n {
+            if i > 0 {
+                text.push(' ');
+            }
+            text.push_str(words[rng.below(words.len() as u64) as usize]);
+        }
+        text.push('\n');
+    }
+    // Well-formed events with extreme values too.
+    for _ in 0..20_000 {
+        let v = |r: &mut synth::Rng| match r.below(4) {
+            0 => 0,
+            1 => u64::MAX - r.below(4),
+            2 => r.below(64),
+            _ => r.next_u64(),
+        };
+        match rng.below(3) {
+            0 => text.push_str(&format!(
+                "alloc {} 0x{:x} 0x{:x}\n",
+                v(&mut rng),
+                v(&mut rng),
+                v(&mut rng)
+            )),
+            1 => text.push_str(&format!("free 0x{:x} 0x{:x}\n", v(&mut rng), v(&mut rng))),
+            _ => text.push_str(&format!("frame {}\n", v(&mut rng))),
+        }
+    }
+    let mut data = text.into_bytes();
+    data.extend_from_slice(b"\xff\xfe not utf-8\n");
+    for bits in [16, 32, 64] {
+        let opts = ReplayOptions {
+            address_bits: bits,
+            keep_timeline: true,
+            at: Some(At::Frame(5)),
+            header: 3,
+            align: 8,
+            ..ReplayOptions::default()
+        };
+        let a = run_text(&data, opts, Symbolizer::default());
+        assert!(a.anomalies.count(AnomalyKind::Malformed) > 1000);
+        assert_eq!(a.lines, 40_001);
+        let img = retroprof_heap::memmap::render(&a, &a.end, &Default::default());
+        assert!(img.width > 0);
+        let mut sink = Vec::new();
+        output::write_json(&a, &mut sink).unwrap();
+        output::write_dhat(&a, &mut sink).unwrap();
+        let _ = retroprof_heap::report::terminal(&a, &Default::default());
+    }
+}

@@ -16,7 +16,9 @@
 //!   (e.g. `MOVE.l`, `DIVU`). A positional argument that names an existing
 //!   directory or contains a `/` is taken as DIR instead.
 //! - `--show N`: print the first N failing tests in detail (which part
-//!   differs, register diff, memory diff, expected vs recorded bus cycles).
+//!   differs, register diff, memory diff, expected vs recorded bus cycles,
+//!   observer calls); tests that pass but whose observer cycles do not add
+//!   up to the step's are shown too.
 //! - `--test SUBSTR`: run only tests whose name contains SUBSTR
 //!   (e.g. `--test "(A7)+"`, or a test number like `--test "017 "`).
 //! - `--stop-after N`: stop starting new files once N tests have failed
@@ -140,8 +142,16 @@ fn main() -> ExitCode {
             Some(s) => t.name.contains(s.as_str()),
         };
         let result = run_file(&f, test_filter);
-        let details = result
+        // Failing tests, and tests whose observer accounting is off.
+        let mut to_show: Vec<usize> = result
             .failing
+            .iter()
+            .chain(&result.observer_failing)
+            .copied()
+            .collect();
+        to_show.sort_unstable();
+        to_show.dedup();
+        let details = to_show
             .iter()
             .take(o.show)
             .map(|&k| detail(&f.name, k, &f.tests[k]))

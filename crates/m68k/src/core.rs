@@ -12,9 +12,10 @@
 use crate::bus::{Bus, FunctionCode, Observer};
 use crate::cpu::Cpu;
 
-/// Why an instruction was abandoned part-way (group-0 exceptions).
+/// Details of a group-0 fault, kept in the CPU while the error unwinds
+/// (so that `R<T>` stays as small as an `Option<T>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Fault {
+pub(crate) struct FaultInfo {
     pub bus_error: bool,
     pub addr: u32,
     pub write: bool,
@@ -22,6 +23,23 @@ pub(crate) struct Fault {
     /// Instruction/not-instruction bit of the special status word.
     pub inst: bool,
 }
+
+impl Default for FaultInfo {
+    fn default() -> Self {
+        FaultInfo {
+            bus_error: false,
+            addr: 0,
+            write: false,
+            fc: FunctionCode::SupervisorData,
+            inst: false,
+        }
+    }
+}
+
+/// Marker error: the instruction was abandoned by a bus or address error
+/// whose details are in `Cpu::fault`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fault;
 
 pub(crate) type R<T> = Result<T, Fault>;
 
@@ -99,16 +117,18 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     // ----- raw accesses with a given function code -----
     #[inline(always)]
     fn addr_err(&mut self, addr: u32, fc: FunctionCode, write: bool, inst: bool) -> Fault {
-        self.b.address_error(addr & 0xFF_FFFE, fc, write, self.c.cycles);
+        self.b
+            .address_error(addr & 0xFF_FFFE, fc, write, self.c.cycles);
         // The aborted bus cycle still takes its 4 cycles.
         self.c.cycles += 4;
-        Fault {
+        self.c.fault = FaultInfo {
             bus_error: false,
             addr,
             write,
             fc,
             inst,
-        }
+        };
+        Fault
     }
 
     #[inline(always)]
@@ -119,13 +139,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let r = self.b.read_word(addr & 0xFF_FFFF, fc, self.c.cycles);
         self.c.cycles += 4 + r.wait as u64;
         if r.bus_error {
-            return Err(Fault {
+            self.c.fault = FaultInfo {
                 bus_error: true,
                 addr,
                 write: false,
                 fc,
                 inst: false,
-            });
+            };
+            return Err(Fault);
         }
         Ok(r.data)
     }
@@ -134,13 +155,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let r = self.b.read_byte(addr & 0xFF_FFFF, fc, self.c.cycles);
         self.c.cycles += 4 + r.wait as u64;
         if r.bus_error {
-            return Err(Fault {
+            self.c.fault = FaultInfo {
                 bus_error: true,
                 addr,
                 write: false,
                 fc,
                 inst: false,
-            });
+            };
+            return Err(Fault);
         }
         Ok(r.data)
     }
@@ -152,13 +174,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let w = self.b.write_word(addr & 0xFF_FFFF, v, fc, self.c.cycles);
         self.c.cycles += 4 + w.wait as u64;
         if w.bus_error {
-            return Err(Fault {
+            self.c.fault = FaultInfo {
                 bus_error: true,
                 addr,
                 write: true,
                 fc,
                 inst: false,
-            });
+            };
+            return Err(Fault);
         }
         Ok(())
     }
@@ -167,13 +190,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let w = self.b.write_byte(addr & 0xFF_FFFF, v, fc, self.c.cycles);
         self.c.cycles += 4 + w.wait as u64;
         if w.bus_error {
-            return Err(Fault {
+            self.c.fault = FaultInfo {
                 bus_error: true,
                 addr,
                 write: true,
                 fc,
                 inst: false,
-            });
+            };
+            return Err(Fault);
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! The CPU state and its public API.
 
 use crate::bus::{Bus, Observer};
-use crate::core::{Ctx, S_BIT, SR_MASK, T_BIT};
+use crate::core::{Ctx, SR_MASK, S_BIT, T_BIT};
 use crate::decode::{self, Op};
 
 /// Programmer-visible state, in the layout of the single-step tests.
@@ -66,6 +66,11 @@ pub struct Cpu {
     pub(crate) pi_old: u32,
     /// Opcode of the instruction being executed (IR).
     pub(crate) cur_op: u16,
+    /// Start time of a group 1/2 exception entry in progress (u64::MAX:
+    /// none).
+    pub(crate) exc_start: u64,
+    /// Details of the last bus/address error.
+    pub(crate) fault: crate::core::FaultInfo,
     table: &'static [Op],
 }
 
@@ -92,6 +97,8 @@ impl Default for Cpu {
             pi_reg: 0xFF,
             pi_old: 0,
             cur_op: 0,
+            exc_start: u64::MAX,
+            fault: crate::core::FaultInfo::default(),
             table: decode::table(),
         }
     }
@@ -206,7 +213,12 @@ impl Cpu {
 
     /// Run instructions until `cycles() >= target` at an instruction
     /// boundary, or the CPU halts.
-    pub fn run_until<B: Bus, O: Observer>(&mut self, bus: &mut B, obs: &mut O, target: u64) -> Stop {
+    pub fn run_until<B: Bus, O: Observer>(
+        &mut self,
+        bus: &mut B,
+        obs: &mut O,
+        target: u64,
+    ) -> Stop {
         let mut cx = Ctx {
             c: self,
             b: bus,
@@ -249,9 +261,16 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             // bus knows of (bounded by the run target) instead of spinning.
             let now = self.c.cycles;
             let next = self.b.next_event(now).min(target);
-            let next = if next <= now || next == u64::MAX { now + 4 } else { next };
+            let next = if next <= now || next == u64::MAX {
+                now + 4
+            } else {
+                next
+            };
             self.c.cycles = next;
-            self.boundary(now, None);
+            // The wait is reported as time spent in the STOP instruction
+            // (PC and queue still point just past it).
+            let pc = self.c.pc.wrapping_sub(4);
+            self.boundary(now, Some(pc));
             return;
         }
         let start = self.c.cycles;
@@ -260,7 +279,12 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let tracing = self.c.sr & T_BIT != 0;
         let op = self.c.ird;
         self.c.cur_op = op;
-        let d = self.c.table.get(op as usize).copied().unwrap_or(Op::Illegal);
+        let d = self
+            .c
+            .table
+            .get(op as usize)
+            .copied()
+            .unwrap_or(Op::Illegal);
         self.c.fault_pc_adj = 0;
         self.c.exc_cycles = 0;
         match self.exec(op, d) {

@@ -52,8 +52,14 @@ pub(crate) enum Op {
     Move(Sz),
     Movea(Sz),
     Moveq,
-    Movem { to_mem: bool, long: bool },
-    Movep { to_mem: bool, long: bool },
+    Movem {
+        to_mem: bool,
+        long: bool,
+    },
+    Movep {
+        to_mem: bool,
+        long: bool,
+    },
     Lea,
     Pea,
     Exg,
@@ -73,15 +79,24 @@ pub(crate) enum Op {
     Subq(Sz),
     AddqA,
     SubqA,
-    Addx { mem: bool, sz: Sz },
-    Subx { mem: bool, sz: Sz },
+    Addx {
+        mem: bool,
+        sz: Sz,
+    },
+    Subx {
+        mem: bool,
+        sz: Sz,
+    },
     Cmpm(Sz),
     Neg(Sz),
     Negx(Sz),
     Not(Sz),
     Tst(Sz),
     /// ORI/ANDI/EORI to CCR (false) or SR (true).
-    LogicImmSr { op: Alu, sr: bool },
+    LogicImmSr {
+        op: Alu,
+        sr: bool,
+    },
     // shift.rs
     ShiftReg(ShK, Sz),
     ShiftMem(ShK),
@@ -89,8 +104,12 @@ pub(crate) enum Op {
     BitDyn(BitK),
     BitImm(BitK),
     // bcd.rs
-    Abcd { mem: bool },
-    Sbcd { mem: bool },
+    Abcd {
+        mem: bool,
+    },
+    Sbcd {
+        mem: bool,
+    },
     Nbcd,
     // muldiv.rs
     Mulu,
@@ -113,7 +132,9 @@ pub(crate) enum Op {
     Chk,
     Link,
     Unlk,
-    MoveUsp { to_usp: bool },
+    MoveUsp {
+        to_usp: bool,
+    },
     MoveFromSr,
     MoveToCcr,
     MoveToSr,
@@ -181,7 +202,11 @@ pub(crate) fn decode(op: u16) -> Op {
                     };
                 }
                 let k = bitk(op);
-                let valid = if k == BitK::Tst { ok(Class::Data) } else { ok(Class::DataAlt) };
+                let valid = if k == BitK::Tst {
+                    ok(Class::Data)
+                } else {
+                    ok(Class::DataAlt)
+                };
                 return if valid { Op::BitDyn(k) } else { Op::Illegal };
             }
             let which = (op >> 9) & 7;
@@ -227,7 +252,11 @@ pub(crate) fn decode(op: u16) -> Op {
                 return Op::Illegal;
             }
             if dmode == 1 {
-                return if s == Sz::B { Op::Illegal } else { Op::Movea(s) };
+                return if s == Sz::B {
+                    Op::Illegal
+                } else {
+                    Op::Movea(s)
+                };
             }
             if ea_ok(dea, Class::DataAlt) {
                 Op::Move(s)
@@ -241,7 +270,11 @@ pub(crate) fn decode(op: u16) -> Op {
                 if mode == 1 {
                     return Op::DBcc;
                 }
-                return if ok(Class::DataAlt) { Op::Scc } else { Op::Illegal };
+                return if ok(Class::DataAlt) {
+                    Op::Scc
+                } else {
+                    Op::Illegal
+                };
             }
             let s = sz.unwrap_or(Sz::B);
             let sub = op & 0x0100 != 0;
@@ -338,7 +371,11 @@ pub(crate) fn decode(op: u16) -> Op {
             }
             if mode <= 1 {
                 let mem = mode == 1;
-                return if add { Op::Addx { mem, sz: s } } else { Op::Subx { mem, sz: s } };
+                return if add {
+                    Op::Addx { mem, sz: s }
+                } else {
+                    Op::Subx { mem, sz: s }
+                };
             }
             if ok(Class::MemAlt) {
                 Op::AluToEa(alu, s)

@@ -25,8 +25,13 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     pub fn index(&self, base: u32, ext: u16) -> u32 {
         let r = (ext >> 12) as usize & 15;
         let x = if r < 8 { self.c.d[r] } else { self.c.a[r & 7] };
-        let x = if ext & 0x0800 != 0 { x } else { x as u16 as i16 as i32 as u32 };
-        base.wrapping_add(ext as u8 as i8 as i32 as u32).wrapping_add(x)
+        let x = if ext & 0x0800 != 0 {
+            x
+        } else {
+            x as u16 as i16 as i32 as u32
+        };
+        base.wrapping_add(ext as u8 as i8 as i32 as u32)
+            .wrapping_add(x)
     }
 
     /// Post-increment / pre-decrement step: 1 for bytes except A7 (2).

@@ -57,11 +57,15 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         old: u16,
         start: u64,
     ) -> R<()> {
+        // If this entry faults, the group-0 exception that follows is
+        // reported with these cycles included.
+        self.c.exc_start = start;
         self.push_w(2, pc as u16)?;
         self.push_w(6, old)?;
         self.push_w(4, (pc >> 16) as u16)?;
         self.c.a[7] = self.c.a[7].wrapping_sub(6);
         let h = self.vector_jump(vector)?;
+        self.c.exc_start = u64::MAX;
         let cyc = (self.c.cycles - start) as u32;
         self.c.exc_cycles += cyc as u64;
         self.o.exception(kind, vector, h, cyc);
@@ -94,8 +98,15 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// Interrupt entry for `level` (UM: 44 cycles).
     pub(crate) fn interrupt(&mut self, level: u8) {
         let start = self.c.cycles;
+        self.c.exc_start = start;
+        // STOP leaves PC and the queue as they were, PC then being the
+        // address of the next instruction.
+        let pc = if self.c.stopped {
+            self.c.pc
+        } else {
+            self.c.pc.wrapping_sub(4)
+        };
         self.c.stopped = false;
-        let pc = self.c.pc.wrapping_sub(4);
         let r = (|| -> R<()> {
             self.idle(6);
             let old = self.c.sr;
@@ -113,9 +124,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.push_w(4, (pc >> 16) as u16)?;
             self.c.a[7] = self.c.a[7].wrapping_sub(6);
             let h = self.vector_jump(vector)?;
+            self.c.exc_start = u64::MAX;
             let cyc = (self.c.cycles - start) as u32;
             self.c.exc_cycles += cyc as u64;
-            self.o.exception(ExceptionKind::Interrupt(level), vector, h, cyc);
+            self.o
+                .exception(ExceptionKind::Interrupt(level), vector, h, cyc);
             Ok(())
         })();
         if let Err(f) = r {
@@ -128,7 +141,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let start = self.c.cycles;
         self.set_sr(0x2700);
         let r = (|| -> R<()> {
-            self.idle(6);
+            // UM table 8-14: the reset exception takes 40 cycles (6 reads).
+            self.idle(14);
             let hi = self.rw_fc(0, FunctionCode::SupervisorProgram)? as u32;
             let lo = self.rw_fc(2, FunctionCode::SupervisorProgram)? as u32;
             self.c.a[7] = hi << 16 | lo;
@@ -156,8 +170,12 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
 
     /// Address or bus error: the 7-word group-0 frame. A fault while doing
     /// this is a double bus fault: the CPU halts.
-    pub(crate) fn group0(&mut self, f: Fault) {
-        let start = self.c.cycles;
+    pub(crate) fn group0(&mut self, _: Fault) {
+        let f = self.c.fault;
+        // Include a group 1/2 entry that this fault interrupted.
+        let start = self.c.exc_start.min(self.c.cycles);
+        self.c.exc_start = u64::MAX;
+        self.c.pi_reg = 0xFF;
         let pc = self
             .c
             .pc
@@ -165,7 +183,10 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             .wrapping_add(self.c.fault_pc_adj as i32 as u32);
         // IR: the opcode of the instruction being executed.
         let ir = self.c.cur_op;
-        let info = (ir & 0xFFE0) | if f.write { 0 } else { 0x10 } | if f.inst { 8 } else { 0 } | f.fc as u16;
+        let info = (ir & 0xFFE0)
+            | if f.write { 0 } else { 0x10 }
+            | if f.inst { 8 } else { 0 }
+            | f.fc as u16;
         let kind = if f.bus_error {
             ExceptionKind::BusError
         } else {
@@ -191,7 +212,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
                 self.c.exc_cycles += cyc as u64;
                 self.o.exception(kind, vector, h, cyc);
             }
-            Err(_) => self.halt(),
+            Err(_) => {
+                // Double bus fault: the time spent until the halt is still
+                // reported (handler 0) so that every cycle is accounted for.
+                let cyc = (self.c.cycles - start) as u32;
+                self.c.exc_cycles += cyc as u64;
+                self.o.exception(kind, vector, 0, cyc);
+                self.halt();
+            }
         }
     }
 }

@@ -16,3 +16,6 @@ mod ops;
 
 pub use bus::{Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, Read, Write};
 pub use cpu::{Cpu, Registers, Stop};
+
+#[cfg(test)]
+mod tests;

@@ -205,7 +205,10 @@ fn conformance() {
     let results: Vec<FileResult> = files.iter().map(|c| c.result.clone()).collect();
 
     let mut summary = String::new();
-    for r in results.iter().filter(|r| r.failed() > 0) {
+    for r in results
+        .iter()
+        .filter(|r| r.failed() > 0 || r.observer_mismatch > 0)
+    {
         let _ = writeln!(summary, "{r}");
     }
     let _ = writeln!(summary, "{}", total_line(&results));
@@ -294,6 +297,15 @@ fn conformance() {
     }
 
     let mut msg = String::new();
+    let observer_mismatch: usize = results.iter().map(|r| r.observer_mismatch).sum();
+    if observer_mismatch > 0 {
+        let _ = writeln!(
+            msg,
+            "in {observer_mismatch} test(s) the observer's instruction + exception cycles differ \
+             from the step's cycles (see the per-file lines above; the runner's --show lists \
+             them with the observer calls)"
+        );
+    }
     if !unexpected.is_empty() {
         let _ = writeln!(
             msg,

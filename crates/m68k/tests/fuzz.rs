@@ -468,7 +468,9 @@ fn every_opcode_steps_without_panic() {
 }
 
 /// The first step of every opcode from the sane state takes at least one
-/// bus cycle's time (4 cycles) and never halts.
+/// bus cycle's time and never halts. (4 cycles: the shortest 68000 bus
+/// cycle and the shortest instruction, NOP/MOVEQ at 4(1/0) in the M68000
+/// user's manual, section 8 "Instruction execution times".)
 #[test]
 fn every_opcode_first_step_from_sane_state_takes_time() {
     let mut rng = Rng(0xF00D);

@@ -13,6 +13,8 @@ use retroprof_megadrive::{
 };
 
 struct Frames {
+    syms: Vec<(u32, String)>,
+    per_fn: Vec<u64>,
     idle_lo: u32,
     idle_hi: u32,
     busy: u64,
@@ -27,6 +29,10 @@ struct Frames {
 
 impl MdObserver for Frames {
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
+        let k = self.syms.partition_point(|s| s.0 <= pc);
+        if k > 0 {
+            self.per_fn[k - 1] += cost.total as u64;
+        }
         let idle = pc >= self.idle_lo && pc < self.idle_hi;
         if idle {
             self.idle += cost.total as u64;
@@ -91,6 +97,8 @@ fn main() {
     let script = InputScript::parse(&a[3..]).expect("input");
     let mut sys = System::new(&rom, Config::default());
     let mut obs = Frames {
+        per_fn: vec![0; text.len()],
+        syms: text.clone(),
         idle_lo: lo,
         idle_hi: hi,
         busy: 0,
@@ -126,5 +134,14 @@ fn main() {
             obs.dma_last,
             obs.fill
         );
+    }
+    if let Ok(path) = std::env::var("FUNCS_OUT") {
+        let mut v: Vec<_> = obs.syms.iter().zip(&obs.per_fn).filter(|(_, c)| **c > 0).collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let out: String = v
+            .iter()
+            .map(|((a, n), c)| format!("{n},0x{a:06x},{:.1}\n", **c as f64 / 7.0))
+            .collect();
+        std::fs::write(path, out).unwrap();
     }
 }

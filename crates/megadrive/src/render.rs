@@ -72,8 +72,25 @@
 //! - Mode 4 (register 1 bit 2 clear, Master System mode) is not emulated: the
 //!   line is drawn as mode 5.
 //!
-//! Colours: see [`colour`](self::colour) for the CRAM to RGB mapping
-//! (matching the Genesis Plus GX reference pictures exactly).
+//! Colours: see [`cram_to_rgb_with`] and [`LEVEL_RB`] for the CRAM to RGB
+//! mapping (it matches the Genesis Plus GX reference pictures exactly).
+//!
+//! # Calling it
+//! One [`Renderer`] per console; per active line call
+//! [`Renderer::render_line`] (it also evaluates that line's sprites, see
+//! [`Renderer::last_line_status`]); on lines not drawn,
+//! [`Renderer::sprite_line_status`] gives the sprite overflow/collision flags
+//! without drawing pixels (it only draws sprite pixels when two shown
+//! sprites overlap). Sprite masking depends on the previous line's dot
+//! overflow, which the renderer remembers between consecutive calls
+//! ([`Renderer::reset_line_state`] forgets it); the free function
+//! [`sprite_line_status`] assumes none. In interlace mode 2 pass
+//! [`Renderer::line_number`]`(regs, active_line, odd_field)`.
+//!
+//! Speed (`cargo run --release -p retroprof-megadrive --example
+//! render_bench`): a busy H40 frame (both planes, line scroll, 2-cell
+//! vertical scroll, window, 80 sprites) is about 4.5 million instructions;
+//! no allocation per line or pixel.
 
 mod colour;
 mod image;

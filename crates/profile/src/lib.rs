@@ -2,7 +2,7 @@
 //!
 //! [`StackProfile`] is the common currency: a set of weighted call stacks
 //! over a frame table. `profile` (Mega Drive), `heap` and `samples` all build
-//! one and hand it to the writers in [`write`]: folded stacks, pprof,
+//! one and hand it to the writers in [`write`](mod@write): folded stacks, pprof,
 //! speedscope, a flame graph SVG, and (not from a `StackProfile`) a
 //! streaming Chrome/Perfetto trace writer, [`write::trace::TraceWriter`].
 //! [`write::atomic`] writes any of them to a file whole or not at all.

@@ -25,6 +25,7 @@ use crate::{Error, StackProfile};
 mod atomic;
 mod flamegraph;
 mod folded;
+mod hash;
 mod json;
 mod pprof;
 mod speedscope;

@@ -319,6 +319,12 @@ impl PrfHeader {
 /// MS-DOS PROFIL `.PRF`: bucket `i` covers physical paragraphs
 /// `prog_low_pa + i * bucket_siz ..`; linear (map) address =
 /// physical - `load_segment` * 16 (`load_segment` defaults to `prog_low_pa`).
+///
+/// Not verified against PROFIL itself (formats.md): whether `prog_low_pa`
+/// is the image start or the PSP is unknown; if it is the PSP, pass
+/// `load_segment = prog_low_pa + 0x10` (DOS loads the image 10h paragraphs
+/// after the PSP, MS KB Q48241). `hit_io`, `hit_dos` and `hit_high` become
+/// [`External`] samples.
 pub fn read_prf(
     file: &str,
     bytes: &[u8],

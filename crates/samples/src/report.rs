@@ -121,11 +121,15 @@ pub fn table(p: &SampleProfile, top: usize) -> String {
         for h in &p.hot {
             let _ = writeln!(
                 s,
-                "{:>9} {:>6.2}%  {:<10}  {}",
+                "{:>9} {:>6.2}%  {:<10}  {}{}",
                 h.samples,
                 pct(h.samples, p.total),
                 format!("0x{:X}", h.addr),
-                h.location
+                h.location,
+                h.source
+                    .as_deref()
+                    .map(|src| format!("  ({src})"))
+                    .unwrap_or_default()
             );
         }
     }
@@ -270,10 +274,11 @@ pub fn write_json<W: Write>(p: &SampleProfile, mut w: W) -> std::io::Result<()> 
         s.push_str(if i == 0 { "\n" } else { ",\n" });
         let _ = write!(
             s,
-            "    {{\"address\": {}, \"samples\": {}, \"location\": {}}}",
+            "    {{\"address\": {}, \"samples\": {}, \"location\": {}, \"source\": {}}}",
             h.addr,
             h.samples,
-            json_str(&h.location)
+            json_str(&h.location),
+            json_opt(h.source.as_deref())
         );
     }
     s.push_str("\n  ],\n  \"warnings\": [");

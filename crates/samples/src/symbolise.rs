@@ -95,6 +95,8 @@ pub struct HotAddress {
     pub samples: u64,
     /// `function+0xOFF`, or the unattributed label.
     pub location: String,
+    /// `file:line` when the map has line numbers for this address.
+    pub source: Option<String>,
 }
 
 /// A symbolised histogram.
@@ -268,6 +270,15 @@ fn functions(map: &MapFile) -> Vec<Func<'_>> {
     out
 }
 
+/// The first source line inside function `f`.
+fn first_line<'a>(
+    map: &'a MapFile,
+    f: &Func<'_>,
+) -> Option<&'a retroprof_symbols::maps::LineEntry> {
+    let i = map.lines.partition_point(|l| l.addr < f.sym.addr);
+    map.lines.get(i).filter(|l| l.addr < f.end)
+}
+
 /// Attribute every sample of `hist` to a function of `map`.
 pub fn symbolise(
     hist: &Histogram,
@@ -403,8 +414,12 @@ pub fn symbolise(
                     .min_by_key(|m| (!m.code, m.len, m.start))
                     .map(|m| m.name.clone())
             }),
-            file: f.sym.file.clone(),
-            line: f.sym.line,
+            file: f
+                .sym
+                .file
+                .clone()
+                .or_else(|| first_line(map, f).map(|l| l.file.clone())),
+            line: f.sym.line.or_else(|| first_line(map, f).map(|l| l.line)),
             samples: n,
             saturated_buckets: s,
         })
@@ -432,6 +447,10 @@ pub fn symbolise(
                 OUTSIDE => UnattributedKind::OutsideCode.label().to_string(),
                 NONE => UnattributedKind::NoSymbol.label().to_string(),
                 k => format!("{}+0x{:X}", funcs[k].sym.name, addr - funcs[k].sym.addr),
+            },
+            source: match k {
+                OUTSIDE => None,
+                _ => map.line_at(addr).map(|l| format!("{}:{}", l.file, l.line)),
             },
         })
         .collect();

@@ -121,6 +121,13 @@ fn mslink_map_with_petit_histogram() {
     assert!((p.share_of_attributed(300) - 300.0 / 665.0).abs() < 1e-12);
     assert_eq!(p.hot[0].location, "_next_line+0x6");
     assert_eq!(p.hot[0].samples, 250);
+    // `Line numbers for` sections give the source line of hot addresses
+    // and the first line of each function.
+    assert_eq!(p.hot[0].source.as_deref(), Some("n2kc.c:41"));
+    let f = p.function("_parse_number").unwrap();
+    assert_eq!((f.file.as_deref(), f.line), (Some("parse.c"), Some(10)));
+    let nosym = p.hot.iter().find(|h| h.addr == 5).unwrap();
+    assert_eq!(nosym.source, None);
     assert!(p.modules.is_empty(), "MS LINK maps have no modules");
     let outside = p
         .unattributed
@@ -336,6 +343,10 @@ fn cc65_debug_file_with_text_histogram() {
     );
     assert_eq!(p.total, 574);
     assert_eq!(p.attributed, 567);
+    let f = p.function("_main").unwrap();
+    assert_eq!((f.file.as_deref(), f.line), (Some("main.c"), Some(12)));
+    let f = p.function("copy_line").unwrap();
+    assert_eq!((f.file.as_deref(), f.line), (Some("copy.s"), Some(20)));
     assert_eq!(unattributed(&p, UnattributedKind::OutsideCode), 7);
     assert_eq!(
         modules_of(&p),

@@ -36,7 +36,7 @@ use crate::nm::is_local_label;
 use crate::{Error, SymbolKind, SymbolTable};
 
 /// Linker-generated boundary symbols: they end the preceding function and
-/// are not functions themselves.
+/// are not functions themselves (when they have no size).
 pub const BOUNDARY_MARKERS: &[&str] = &[
     "_etext",
     "etext",
@@ -54,6 +54,12 @@ pub const BOUNDARY_MARKERS: &[&str] = &[
     "_stack",
     "__stack",
 ];
+
+/// A linker boundary marker: a [`BOUNDARY_MARKERS`] name without a size
+/// (an ELF function that happens to be called `end` has one).
+pub(crate) fn is_boundary_marker(s: &crate::Symbol) -> bool {
+    s.size.is_none() && BOUNDARY_MARKERS.contains(&s.name.as_str())
+}
 
 /// Where a function comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -249,7 +255,7 @@ impl FunctionIndex {
                 }
                 continue;
             }
-            if BOUNDARY_MARKERS.contains(&s.name.as_str()) {
+            if is_boundary_marker(s) {
                 if s.kind != SymbolKind::Absolute {
                     boundaries.push(addr);
                 }
@@ -589,4 +595,103 @@ pub fn clone_base_name(name: &str) -> &str {
         }
     }
     &name[..cut]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Symbol;
+
+    fn sym(name: &str, addr: u64, size: Option<u64>, kind: SymbolKind, global: bool) -> Symbol {
+        Symbol {
+            name: name.into(),
+            addr,
+            size,
+            kind,
+            global,
+            module: None,
+            file: None,
+            line: None,
+        }
+    }
+
+    fn opts() -> IndexOptions {
+        IndexOptions {
+            ranges: vec![RangeSpec {
+                name: "rom".into(),
+                start: 0,
+                end: 0x400,
+            }],
+            shift: 1,
+            keep_labels: false,
+            bucket_size: 0x100,
+            addr_mask: u64::MAX,
+        }
+    }
+
+    #[test]
+    fn hand_made_table() {
+        use SymbolKind::*;
+        let table = SymbolTable::new(vec![
+            sym("_local_alias", 0x100, None, Text, false),
+            sym("_Global", 0x100, None, Text, true),
+            sym("func", 0x100, None, Text, true),
+            sym(".inner", 0x120, None, Other, false),
+            sym("sized", 0x200, Some(0x10), Text, true),
+            sym("end", 0x280, Some(0x20), Text, true), // a real function
+            sym("table", 0x2a0, Some(0x40), Data, true),
+            sym("last", 0x300, None, Text, true),
+            sym("_etext", 0x380, None, Text, true),
+            sym("far", 0x1000, None, Text, true),
+        ]);
+        let ix = FunctionIndex::build(&table, None, &opts()).unwrap();
+        let f = ix.function_at(0x120);
+        // Global first, then no leading underscore: `func`.
+        assert_eq!(f.name, "func");
+        assert_eq!(f.aliases, ["_Global", "_local_alias"]);
+        assert_eq!((f.start, f.end), (0x100, 0x200));
+        // A size ends the function early: the gap is a bucket.
+        assert_eq!(ix.function_at(0x20e).name, "sized");
+        assert_eq!(ix.function_at(0x210).name, "rom_0x000200");
+        assert_eq!(ix.function_at(0x210).origin, FunctionOrigin::Bucket);
+        assert_eq!(ix.function_at(0x290).name, "end");
+        // `table` is data: not a function.
+        assert_eq!(ix.function_at(0x2a0).origin, FunctionOrigin::Bucket);
+        // `_etext` ends `last`; past it, buckets.
+        assert_eq!(ix.function_at(0x37e).name, "last");
+        assert_eq!(ix.function_at(0x380).name, "rom_0x000300");
+        // Outside the ranges: id 0; `far` is listed with a minimal extent.
+        assert_eq!(ix.lookup(0x1000), 0);
+        let far = &ix.functions()[ix.find("far").unwrap() as usize];
+        assert_eq!((far.start, far.end), (0x1000, 0x1002));
+        // Before the first symbol: a bucket.
+        assert_eq!(ix.function_at(0).name, "rom_0x000000");
+
+        let mut o = opts();
+        o.keep_labels = true;
+        let ix = FunctionIndex::build(&table, None, &o).unwrap();
+        assert_eq!(ix.function_at(0x11e).name, "func");
+        assert_eq!(ix.function_at(0x120).name, "func:.inner");
+        assert_eq!(ix.function_at(0x1fe).name, "func:.inner");
+    }
+
+    #[test]
+    fn masking_and_options() {
+        let table = SymbolTable::new(vec![sym(
+            "ram_code",
+            0xE0FF_0100,
+            Some(0x20),
+            SymbolKind::Text,
+            true,
+        )]);
+        let ix = FunctionIndex::build(&table, None, &IndexOptions::mega_drive(0x200)).unwrap();
+        assert_eq!(ix.function_at(0xFF0110).name, "ram_code");
+        assert_eq!(ix.function_at(0xFF0120).name, "ram_0xff0100");
+        let mut o = opts();
+        o.ranges[0].end = 1 << 40;
+        assert!(FunctionIndex::build(&table, None, &o).is_err());
+        let mut o = opts();
+        o.shift = 9;
+        assert!(FunctionIndex::build(&table, None, &o).is_err());
+    }
 }

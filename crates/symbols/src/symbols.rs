@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::elf::{self, CodeSection, DebugInfo, SourceLocation};
-use crate::index::{FunctionIndex, IndexOptions, BOUNDARY_MARKERS};
+use crate::index::{is_boundary_marker, FunctionIndex, IndexOptions};
 use crate::nm::{self, is_local_label};
 use crate::{Error, Symbol, SymbolKind, SymbolTable};
 
@@ -302,9 +302,7 @@ impl Symbols {
 /// A text symbol that starts a function (not a local label, not a boundary
 /// marker).
 pub(crate) fn is_function_symbol(s: &Symbol) -> bool {
-    s.kind == SymbolKind::Text
-        && !is_local_label(&s.name)
-        && !BOUNDARY_MARKERS.contains(&s.name.as_str())
+    s.kind == SymbolKind::Text && !is_local_label(&s.name) && !is_boundary_marker(s)
 }
 
 #[cfg(test)]

@@ -250,7 +250,10 @@ fn dwarf_lines_and_inlining() {
     let ix = s.build_index(&opts).unwrap();
     assert_eq!(ix.function_at(0x216).name, "game_step");
     let sum = ix.function_at(0x240);
-    assert_eq!((sum.file.as_deref(), sum.line), (Some("./inline.c"), Some(33)));
+    assert_eq!(
+        (sum.file.as_deref(), sum.line),
+        (Some("./inline.c"), Some(33))
+    );
     let c = ix.inline_at(0x216);
     assert_ne!(c, 0);
     let call = |name: &str, line: u32| InlineFrame {
@@ -516,4 +519,39 @@ fn test_roms_with_dwarf() {
         assert!(loc.file.ends_with(".c"), "{loc:?}");
     }
     assert!(contexts > 0, "the test ROMs inline something");
+}
+
+/// Truncated or corrupted ELF files give errors or partial results, never a
+/// panic or a hang.
+#[test]
+fn damaged_elf_never_panics() {
+    let good = std::fs::read(data("inline.elf")).unwrap();
+    let path = Path::new("damaged.elf");
+    let mut errors = 0;
+    for len in (0..good.len()).step_by(97) {
+        match Symbols::parse_elf(path, &good[..len]) {
+            Ok(s) => {
+                let _ = s.build_index(&IndexOptions::mega_drive(0x400));
+            }
+            Err(e) => {
+                errors += 1;
+                assert!(e.to_string().contains("damaged.elf"), "{e}");
+            }
+        }
+    }
+    assert!(errors > 0);
+    // Flip bytes all over the file (deterministic pattern), including the
+    // DWARF sections.
+    for step in [7usize, 13, 31] {
+        let mut bad = good.clone();
+        for i in (64..bad.len()).step_by(step) {
+            bad[i] ^= 0x5a;
+        }
+        if let Ok(s) = Symbols::parse_elf(path, &bad) {
+            let _ = s.build_index(&IndexOptions::mega_drive(0x400));
+            let _ = s.source_location(0x216);
+        }
+    }
+    let e = Symbols::parse_elf(path, b"not an elf").unwrap_err();
+    assert!(e.to_string().contains("no \\x7fELF magic"), "{e}");
 }

@@ -50,9 +50,10 @@ pub struct HeapArgs {
     #[arg(long, value_name = "HOW", default_value = "function")]
     pub group: String,
 
-    /// Show the live set at a point: after event N, or `frame:N` (at the end
-    /// of frame N). The picture shows this point too.
-    #[arg(long, value_name = "EVENT|frame:N")]
+    /// Show the live set at a point: after event N, `frame:N` (at the end
+    /// of frame N), or `peak` (the peak of live bytes; reads the log twice).
+    /// The picture and the in-use figures of pprof show this point too.
+    #[arg(long, value_name = "EVENT|frame:N|peak")]
     pub at: Option<String>,
 
     /// Temporary = freed within N events, or `frame:N` frames. Default:
@@ -152,13 +153,21 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
             args.group
         ))
     })?;
+    let at_peak = args.at.as_deref() == Some("peak");
     let at = match &args.at {
-        Some(s) => Some(
-            At::parse(s)
-                .ok_or_else(|| usage(format!("--at {s}: expected an event number or frame:N")))?,
-        ),
+        Some(_) if at_peak => None,
+        Some(s) => Some(At::parse(s).ok_or_else(|| {
+            usage(format!(
+                "--at {s}: expected an event number, frame:N or peak"
+            ))
+        })?),
         None => None,
     };
+    if at_peak && args.log.as_os_str() == "-" {
+        return Err(usage(
+            "--at peak reads the log twice: give a file, not standard input".into(),
+        ));
+    }
     let temporary = match &args.temporary {
         Some(s) => Some(Span::parse(s).ok_or_else(|| {
             usage(format!(
@@ -200,58 +209,68 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
     };
 
     // Symbols and architecture.
-    let mut arch = match &args.arch {
+    let arch = match &args.arch {
         Some(a) => Some(
             retroprof_heap::Arch::parse(a)
                 .ok_or_else(|| usage(format!("--arch {a}: expected mips or m68k")))?,
         ),
         None => None,
     };
-    let mut resolver: Option<Box<dyn retroprof_heap::Resolve>> = None;
-    if let Some(path) = &args.symbols {
-        let file = SymbolFile::load(path).map_err(|e| usage(e.to_string()))?;
-        for w in &file.warnings {
-            eprintln!("warning: {w}");
+    let replay_once = |at: Option<At>, warn: bool| -> anyhow::Result<retroprof_heap::Analysis> {
+        let mut arch = arch;
+        let arch_fixed_by_user = arch.is_some();
+        let mut resolver: Option<Box<dyn retroprof_heap::Resolve>> = None;
+        if let Some(path) = &args.symbols {
+            let file = SymbolFile::load(path).map_err(|e| usage(e.to_string()))?;
+            if warn {
+                for w in &file.warnings {
+                    eprintln!("warning: {w}");
+                }
+            }
+            if arch.is_none() {
+                arch = file.arch;
+            }
+            resolver = Some(Box::new(file));
         }
-        if arch.is_none() {
-            arch = file.arch;
-        }
-        resolver = Some(Box::new(file));
-    }
-    let symbolizer = Symbolizer::new(
-        arch.unwrap_or(retroprof_heap::Arch::Unknown),
-        grouping,
-        resolver,
-    );
-
-    let opts = ReplayOptions {
-        temporary,
-        window: args.window,
-        header: args.header,
-        align: args.align,
-        max_size: args.max_size,
-        at,
-        keep_timeline: args.csv.is_some() || args.json.is_some(),
-        max_listed: 100,
-        address_bits: args.address_bits,
+        let symbolizer = Symbolizer::new(
+            arch.unwrap_or(retroprof_heap::Arch::Unknown),
+            grouping,
+            resolver,
+        );
+        let opts = ReplayOptions {
+            temporary,
+            window: args.window,
+            header: args.header,
+            align: args.align,
+            max_size: args.max_size,
+            at,
+            keep_timeline: args.csv.is_some() || args.json.is_some(),
+            max_listed: 100,
+            address_bits: args.address_bits,
+        };
+        let mut reader = LogReader::open(&args.log).map_err(|e| usage(e.to_string()))?;
+        let mut replay = Replay::new(opts, symbolizer);
+        replay.set_name(reader.name());
+        retroprof_heap::replay_log(
+            &mut reader,
+            &mut replay,
+            DriveOptions {
+                strict: args.strict,
+                arch_fixed: arch_fixed_by_user || arch.is_some(),
+            },
+        )
+        .map_err(|e| match e {
+            retroprof_heap::Error::Malformed { .. } => usage(e.to_string()),
+            retroprof_heap::Error::Read { .. } => usage(e.to_string()),
+            other => anyhow::Error::new(other),
+        })?;
+        Ok(replay.finish())
     };
-    let mut reader = LogReader::open(&args.log).map_err(|e| usage(e.to_string()))?;
-    let mut replay = Replay::new(opts, symbolizer);
-    replay.set_name(reader.name());
-    retroprof_heap::replay_log(
-        &mut reader,
-        &mut replay,
-        DriveOptions {
-            strict: args.strict,
-            arch_fixed: arch.is_some(),
-        },
-    )
-    .map_err(|e| match e {
-        retroprof_heap::Error::Malformed { .. } => usage(e.to_string()),
-        retroprof_heap::Error::Read { .. } => usage(e.to_string()),
-        other => anyhow::Error::new(other),
-    })?;
-    let analysis = replay.finish();
+    let mut analysis = replay_once(at, true)?;
+    if at_peak {
+        // Second pass: stop at the peak found by the first.
+        analysis = replay_once(Some(At::Event(analysis.peak.event)), false)?;
+    }
 
     if !args.quiet {
         let text = report::terminal(
@@ -270,8 +289,11 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
     let (blocks, moment) = match &analysis.snapshot {
         Some(s) => (
             &s.blocks[..],
-            s.at.map(|a| a.to_string())
-                .unwrap_or_else(|| "snapshot".into()),
+            match s.at {
+                Some(a) if at_peak => format!("at the peak ({a})"),
+                Some(a) => a.to_string(),
+                None => "snapshot".into(),
+            },
         ),
         None => (&analysis.end[..], "at the end of the log".to_string()),
     };

@@ -55,9 +55,10 @@ pub struct SamplesArgs {
     #[arg(long, value_name = "HEX", conflicts_with = "segment")]
     pub base: Option<String>,
 
-    /// Run-time paragraph (hex) the program image was loaded at: subtracted
-    /// from SEG:OFF segments in text histograms and from PROFIL physical
-    /// addresses (default for .PRF: its prog_low_pa).
+    /// Run-time paragraph (hex) the program image was loaded at, i.e. the
+    /// PSP segment + 10h (DOS adds it to every map segment: MS KB Q48241):
+    /// subtracted from SEG:OFF segments in text histograms and from PROFIL
+    /// physical addresses (default for .PRF: its prog_low_pa).
     #[arg(long, value_name = "HEX")]
     pub load_segment: Option<String>,
 

@@ -83,7 +83,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// #imm op <ea>: Dn 8 / 16 (CMPI.L 14); memory 12+ea /
     /// 20+ea (CMPI 8+ea / 12+ea).
     pub(crate) fn op_alu_imm<const S: u32>(&mut self, op: u16, a: Alu) -> R<()> {
-        let s = if S == 4 { self.ext_l()? } else { self.ext()? as u32 & mask(S) };
+        let s = if S == 4 {
+            self.ext_l()?
+        } else {
+            self.ext()? as u32 & mask(S)
+        };
         let loc = self.resolve::<S, true>(op & 0x3F)?;
         if let Loc::D(r) = loc {
             let d = self.dreg::<S>(r);
@@ -118,7 +122,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         }
         self.prefetch()?;
         let reg_src = matches!(loc, Loc::D(_) | Loc::A(_) | Loc::Imm(_));
-        self.idle(if a == Alu::Cmp || (S == 4 && !reg_src) { 2 } else { 4 });
+        self.idle(if a == Alu::Cmp || (S == 4 && !reg_src) {
+            2
+        } else {
+            4
+        });
         Ok(())
     }
 

@@ -83,7 +83,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         if !mem {
             let s = self.dreg::<1>(ry);
             let d = self.dreg::<1>(rx);
-            let r = if sub { self.bcd_sub(s, d) } else { self.bcd_add(s, d) };
+            let r = if sub {
+                self.bcd_sub(s, d)
+            } else {
+                self.bcd_add(s, d)
+            };
             self.set_dreg::<1>(rx, r);
             self.prefetch()?;
             self.idle(2);
@@ -92,7 +96,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         self.idle(2);
         let s = self.read_predec::<1>(ry)?;
         let d = self.read_predec::<1>(rx)?;
-        let r = if sub { self.bcd_sub(s, d) } else { self.bcd_add(s, d) };
+        let r = if sub {
+            self.bcd_sub(s, d)
+        } else {
+            self.bcd_add(s, d)
+        };
         self.prefetch()?;
         let a = self.c.a[rx];
         self.write_b(a, r as u8)

@@ -112,7 +112,10 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             2 => (self.c.a[r], pc.wrapping_sub(2)),
             5 => {
                 self.idle(2);
-                (self.c.a[r].wrapping_add(self.c.irc as i16 as i32 as u32), pc)
+                (
+                    self.c.a[r].wrapping_add(self.c.irc as i16 as i32 as u32),
+                    pc,
+                )
             }
             6 => {
                 self.idle(6);
@@ -130,7 +133,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
                 }
                 2 => {
                     self.idle(2);
-                    (pc.wrapping_sub(2).wrapping_add(self.c.irc as i16 as i32 as u32), pc)
+                    (
+                        pc.wrapping_sub(2)
+                            .wrapping_add(self.c.irc as i16 as i32 as u32),
+                        pc,
+                    )
                 }
                 _ => {
                     self.idle(6);

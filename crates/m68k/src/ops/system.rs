@@ -43,7 +43,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.c.sr = f;
             // The microcode subtracts the bound in 16 bits: a positive
             // difference costs 8 idle cycles, otherwise 10 (test collection).
-            self.idle(if d > src || d.wrapping_sub(src) > 0 { 8 } else { 10 });
+            self.idle(if d > src || d.wrapping_sub(src) > 0 {
+                8
+            } else {
+                10
+            });
             let pc = self.c.pc.wrapping_sub(2);
             return self.exception(ExceptionKind::Chk, 6, pc, start);
         }

@@ -515,6 +515,8 @@ impl RecordingBus {
             uds: lanes.0,
             lds: lanes.1,
             start: now,
+            // A bus cycle without waits is 4 clocks (bus.rs contract; M68000
+            // user's manual, section 5 "Bus operation"); this bus adds none.
             len: 4,
         });
     }
@@ -1154,6 +1156,8 @@ pub struct FileResult {
     pub observer_mismatch: usize,
     /// Indices of failing tests.
     pub failing: Vec<usize>,
+    /// Indices of tests whose observer cycles differ from the step's.
+    pub observer_failing: Vec<usize>,
 }
 
 impl FileResult {
@@ -1186,7 +1190,10 @@ pub fn run_file(f: &TestFile, filter: impl Fn(&Test) -> bool) -> FileResult {
         if o.panic.is_some() {
             r.panics += 1;
         } else {
-            r.observer_mismatch += !o.observer_ok as usize;
+            if !o.observer_ok {
+                r.observer_mismatch += 1;
+                r.observer_failing.push(i);
+            }
             r.bus_matched += o.bus_ok as usize;
             r.regs_failed += !o.regs_ok as usize;
             r.mem_failed += !o.mem_ok as usize;

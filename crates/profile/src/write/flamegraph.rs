@@ -10,10 +10,10 @@
 //! Escape to reset) and search (the "Search" button or Ctrl-F: a regular
 //! expression; matches are drawn purple and the matched share is shown).
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::Write;
 
+use super::hash::FastMap;
 use super::{frame_label, io_err, validate};
 use crate::{Error, StackProfile};
 
@@ -119,7 +119,7 @@ pub(crate) fn tree(
     }];
     // (parent, label id) -> child; hashing only while building, the layout
     // order comes from the sorted edge list below.
-    let mut edges: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut edges: FastMap<(u32, u32), u32> = FastMap::default();
     for s in &p.samples {
         let v = s.values[value_index];
         if v <= 0 {

@@ -1,8 +1,9 @@
 //! Folded stacks (`root;mid;leaf VALUE`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 
+use super::hash::FastMap;
 use super::{frame_label, io_err, validate};
 use crate::{Error, StackProfile};
 
@@ -24,7 +25,7 @@ pub(crate) fn fold(
     // Merge identical frame-index stacks first (hashing only to build; the
     // output order comes from the BTreeMap below), then render each
     // distinct stack once.
-    let mut stacks: HashMap<&[u32], i64> = HashMap::new();
+    let mut stacks: FastMap<&[u32], i64> = FastMap::default();
     for s in &p.samples {
         let v = s.values[value_index];
         if v == 0 {

@@ -12,9 +12,10 @@
 //! Line { 1 function_id, 2 line }, Function { 1 id, 2 name, 3 system_name,
 //! 4 filename }.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 
+use super::hash::FastMap;
 use super::{io_err, validate};
 use crate::{Error, StackProfile, ValueType};
 
@@ -163,7 +164,7 @@ pub(crate) fn encode(p: &StackProfile, opts: &PprofOptions) -> Result<Vec<u8>, E
 
     // Locations keyed by the root-first chain of frame indices; ids in
     // order of first use (the map is only for look-ups).
-    let mut locations: HashMap<&[u32], u64> = HashMap::new();
+    let mut locations: FastMap<&[u32], u64> = FastMap::default();
     let mut location_order: Vec<&[u32]> = Vec::new();
     let mut samples = Msg::default();
     let mut loc_ids: Vec<u64> = Vec::new();

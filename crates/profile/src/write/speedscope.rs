@@ -1,4 +1,4 @@
-//! speedscope JSON (https://www.speedscope.app/file-format-schema.json).
+//! speedscope JSON (<https://www.speedscope.app/file-format-schema.json>).
 
 use std::io::Write;
 

@@ -82,6 +82,9 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
     // (line, fields) of sym records, resolved after all scopes are read.
     let mut sym_rows: Vec<(usize, BTreeMap<String, String>)> = Vec::new();
     let mut saw_version = false;
+    let mut files: BTreeMap<u64, String> = BTreeMap::new();
+    // (file id, line, span ids)
+    let mut line_rows: Vec<(u64, u64, Vec<u64>)> = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -147,6 +150,17 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
                     },
                 );
             }
+            "file" => {
+                files.insert(need("id")?, f.get("name").unwrap_or(&"").to_string());
+            }
+            // Only lines that carry code (`span=`); `type=2` are macro
+            // expansions, reported at the macro's use instead.
+            "line" if f.get("type") != Some(&"2") => {
+                if let Some(span_list) = f.get("span") {
+                    let spans_of: Vec<u64> = span_list.split('+').filter_map(num).collect();
+                    line_rows.push((need("file")?, need("line")?, spans_of));
+                }
+            }
             "sym" => {
                 let owned = f
                     .iter()
@@ -197,6 +211,24 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
     }
     map.modules
         .sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
+    for (file_id, line, span_ids) in line_rows {
+        let Some(name) = files.get(&file_id) else {
+            continue;
+        };
+        for sp in span_ids {
+            if let Some(&(seg, start, _)) = spans.get(&sp) {
+                if let Some(seg) = segs.get(&seg) {
+                    map.lines.push(super::LineEntry {
+                        addr: seg.start.saturating_add(start),
+                        file: name.clone(),
+                        line: u32::try_from(line).unwrap_or(u32::MAX),
+                    });
+                }
+            }
+        }
+    }
+    map.lines.sort();
+    map.lines.dedup_by(|b, a| a.addr == b.addr);
     let mut syms = Vec::new();
     for (lineno, f) in sym_rows {
         let name = f.get("name").cloned().unwrap_or_default();

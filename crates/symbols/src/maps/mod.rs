@@ -179,6 +179,18 @@ pub struct MapFile {
     pub encoding: Option<TextEncoding>,
     /// Things the parser skipped or doubted, for the user (never fatal).
     pub warnings: Vec<String>,
+    /// Source lines by address (MS LINK / TLINK `Line numbers for`
+    /// sections, cc65 `line` records), sorted by address then file/line.
+    pub lines: Vec<LineEntry>,
+}
+
+/// The first address of a source line.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineEntry {
+    /// Linear address.
+    pub addr: u64,
+    pub file: String,
+    pub line: u32,
 }
 
 impl MapFile {
@@ -191,6 +203,7 @@ impl MapFile {
             format,
             encoding: None,
             warnings: Vec::new(),
+            lines: Vec::new(),
         }
     }
 
@@ -200,6 +213,18 @@ impl MapFile {
         MapFile {
             symbols,
             ..MapFile::new(format)
+        }
+    }
+
+    /// The source line containing `addr`: the last line entry at or before
+    /// it, if no code symbol starts between the two.
+    pub fn line_at(&self, addr: u64) -> Option<&LineEntry> {
+        let i = self.lines.partition_point(|l| l.addr <= addr);
+        let l = self.lines.get(i.checked_sub(1)?)?;
+        let func = self.symbols.lookup(addr, SymbolKind::Text);
+        match func {
+            Some(f) if f.addr > l.addr => None,
+            _ => Some(l),
         }
     }
 

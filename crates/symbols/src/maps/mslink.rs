@@ -28,6 +28,7 @@ enum State {
     Detailed,
     ByName,
     ByValue,
+    Lines,
 }
 
 pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile, MapError> {
@@ -39,6 +40,7 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
     // 32/64-bit MSVC (PE) map: `SECTION:OFFSET name Rva+Base [f] [i] lib:obj`.
     let mut pe = false;
     let mut statics = false;
+    let mut line_file: Option<String> = None;
     // (index in map.segments, section, offset) of `SSSS:OOOO` segment rows.
     let mut raw_segments: Vec<(usize, u16, u32)> = Vec::new();
     // Section number -> its virtual address (Rva+Base - offset of a public).
@@ -77,6 +79,17 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
         }
         if pe && t.starts_with("entry point at") {
             state = State::None;
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix("Line numbers for ") {
+            // `Line numbers for n2kc.obj(n2kc.c) segment _TEXT`
+            let src = rest.split(" segment ").next().unwrap_or(rest).trim();
+            let file = match (src.find('('), src.ends_with(')')) {
+                (Some(p), true) => &src[p + 1..src.len() - 1],
+                _ => src,
+            };
+            line_file = Some(file.to_string());
+            state = State::Lines;
             continue;
         }
         if let Some(rest) = t.strip_prefix("Program entry point at") {
@@ -186,13 +199,39 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
                     by_name.push(entry);
                 }
             }
+            State::Lines => {
+                // `    12 0000:0010    13 0000:0015 ...`
+                if toks.len() % 2 != 0 || parse_seg_off(toks[1]).is_none() {
+                    state = State::None;
+                    continue;
+                }
+                for pair in toks.chunks(2) {
+                    let line: u32 = pair[0].parse().map_err(|_| {
+                        syntax(
+                            file,
+                            lineno,
+                            format!("line number `{}` is not decimal", pair[0]),
+                        )
+                    })?;
+                    let (seg, off) = parse_seg_off(pair[1]).ok_or_else(|| {
+                        syntax(file, lineno, format!("`{}` is not SEG:OFF hex", pair[1]))
+                    })?;
+                    map.lines.push(super::LineEntry {
+                        addr: linear(seg, off),
+                        file: line_file.clone().unwrap_or_default(),
+                        line,
+                    });
+                }
+            }
             State::None => {}
         }
     }
     // TLINK ranges are per module and segment; keep them sorted by address.
     map.modules
         .sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
+    map.lines.sort();
     if pe {
+        map.lines.clear();
         // Section-numbered addresses are not linear: the symbols carry
         // their own Rva+Base address and kind; the segment table is dropped.
         // Sections are placed from the publics in them.

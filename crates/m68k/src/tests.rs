@@ -1,0 +1,352 @@
+//! Unit tests for what the single-step collection does not cover:
+//! interrupts, STOP, trace, bus errors, double bus faults, RESET, TAS
+//! write-back, the observer's call/ret/exception reports and `reset`.
+
+use crate::bus::*;
+use crate::cpu::{Cpu, Stop};
+
+/// 64 KiB of RAM mirrored over the address space, with scriptable
+/// interrupt level and bus errors.
+struct Ram {
+    mem: Vec<u8>,
+    ipl: u8,
+    /// Raise `ipl` to this level once the time reaches `irq_at`.
+    irq_at: u64,
+    irq_level: u8,
+    berr_addr: Option<u32>,
+    acks: Vec<(u8, u64)>,
+    resets: u32,
+    halts: u32,
+    writes: Vec<(u32, u16)>,
+    tas_wb: bool,
+    next_event: u64,
+}
+
+impl Ram {
+    fn new() -> Self {
+        Ram {
+            mem: vec![0; 0x10000],
+            ipl: 0,
+            irq_at: u64::MAX,
+            irq_level: 0,
+            berr_addr: None,
+            acks: Vec::new(),
+            resets: 0,
+            halts: 0,
+            writes: Vec::new(),
+            tas_wb: true,
+            next_event: u64::MAX,
+        }
+    }
+    fn w16(&mut self, a: u32, v: u16) {
+        let a = (a & 0xFFFF) as usize;
+        self.mem[a] = (v >> 8) as u8;
+        self.mem[a + 1] = v as u8;
+    }
+    fn w32(&mut self, a: u32, v: u32) {
+        self.w16(a, (v >> 16) as u16);
+        self.w16(a + 2, v as u16);
+    }
+    fn r16(&self, a: u32) -> u16 {
+        let a = (a & 0xFFFF) as usize;
+        (self.mem[a] as u16) << 8 | self.mem[a + 1] as u16
+    }
+    fn r32(&self, a: u32) -> u32 {
+        (self.r16(a) as u32) << 16 | self.r16(a + 2) as u32
+    }
+    /// Vectors: SSP 0x8000, PC 0x1000; every other vector -> 0x2000 + 4n.
+    fn with_program(words: &[u16]) -> Self {
+        let mut r = Ram::new();
+        r.w32(0, 0x8000);
+        r.w32(4, 0x1000);
+        for v in 2..256u32 {
+            r.w32(v * 4, 0x2000 + v * 4);
+            // Each handler is "bra.s *" (a tight loop).
+            r.w16(0x2000 + v * 4, 0x60FE);
+        }
+        for (i, w) in words.iter().enumerate() {
+            r.w16(0x1000 + 2 * i as u32, *w);
+        }
+        r
+    }
+}
+
+impl Bus for Ram {
+    fn read_byte(&mut self, addr: u32, _fc: FunctionCode, _now: u64) -> Read<u8> {
+        Read {
+            data: self.mem[(addr & 0xFFFF) as usize],
+            wait: 0,
+            bus_error: self.berr_addr == Some(addr),
+        }
+    }
+    fn read_word(&mut self, addr: u32, _fc: FunctionCode, _now: u64) -> Read<u16> {
+        Read {
+            data: self.r16(addr),
+            wait: 0,
+            bus_error: self.berr_addr == Some(addr),
+        }
+    }
+    fn write_byte(&mut self, addr: u32, data: u8, _fc: FunctionCode, _now: u64) -> Write {
+        self.mem[(addr & 0xFFFF) as usize] = data;
+        self.writes.push((addr, data as u16));
+        Write::OK
+    }
+    fn write_word(&mut self, addr: u32, data: u16, _fc: FunctionCode, _now: u64) -> Write {
+        self.w16(addr, data);
+        self.writes.push((addr, data));
+        Write::OK
+    }
+    fn boundary(&mut self, now: u64) -> Boundary {
+        if now >= self.irq_at {
+            self.ipl = self.irq_level;
+        }
+        Boundary {
+            extra: 0,
+            ipl: self.ipl,
+        }
+    }
+    fn interrupt_ack(&mut self, level: u8, now: u64) -> IntAck {
+        self.acks.push((level, now));
+        self.ipl = 0;
+        self.irq_at = u64::MAX;
+        IntAck::Autovector
+    }
+    fn reset_instruction(&mut self, _now: u64) {
+        self.resets += 1;
+    }
+    fn tas_writeback(&self) -> bool {
+        self.tas_wb
+    }
+    fn halted(&mut self, _now: u64) {
+        self.halts += 1;
+    }
+    fn next_event(&mut self, _now: u64) -> u64 {
+        self.next_event
+    }
+}
+
+#[derive(Default)]
+struct Log {
+    instructions: Vec<(u32, u32)>,
+    exceptions: Vec<(ExceptionKind, u8, u32, u32)>,
+    calls: Vec<(u32, u32, u32, u32)>,
+    rets: Vec<(u32, u32, u32)>,
+}
+
+impl Observer for Log {
+    fn instruction(&mut self, pc: u32, cycles: u32) {
+        self.instructions.push((pc, cycles));
+    }
+    fn exception(&mut self, kind: ExceptionKind, vector: u8, handler: u32, cycles: u32) {
+        self.exceptions.push((kind, vector, handler, cycles));
+    }
+    fn call(&mut self, from: u32, target: u32, ret: u32, sp: u32) {
+        self.calls.push((from, target, ret, sp));
+    }
+    fn ret(&mut self, from: u32, target: u32, sp: u32) {
+        self.rets.push((from, target, sp));
+    }
+}
+
+fn boot(bus: &mut Ram) -> Cpu {
+    let mut cpu = Cpu::new();
+    cpu.reset(bus);
+    cpu
+}
+
+const NOP: u16 = 0x4E71;
+
+#[test]
+fn reset_loads_vectors_and_fills_queue() {
+    let mut bus = Ram::with_program(&[NOP, 0x7005]);
+    let cpu = boot(&mut bus);
+    let r = cpu.registers();
+    assert_eq!(r.ssp, 0x8000);
+    assert_eq!(r.pc, 0x1004);
+    assert_eq!(r.prefetch, [NOP, 0x7005]);
+    assert_eq!(r.sr, 0x2700);
+}
+
+#[test]
+fn autovectored_interrupt_entry() {
+    let mut bus = Ram::with_program(&[0x46FC, 0x2300, NOP, NOP, NOP, NOP, 0x60FE]);
+    let mut cpu = boot(&mut bus);
+    let mut log = Log::default();
+    cpu.step(&mut bus, &mut log); // move #$2300,sr
+    bus.irq_level = 4;
+    bus.irq_at = 0;
+    cpu.step(&mut bus, &mut log); // nop; boundary raises IPL 4
+    let c = cpu.step(&mut bus, &mut log); // interrupt entry
+    assert_eq!(c, 44, "interrupt entry takes 44 cycles (UM table 8-14)");
+    assert_eq!(bus.acks.len(), 1);
+    assert_eq!(bus.acks[0].0, 4);
+    let r = cpu.registers();
+    assert_eq!(r.sr & 0x0700, 0x0400, "mask raised to the level");
+    assert_eq!(r.pc, 0x2000 + 28 * 4 + 4, "autovector 28");
+    // Stacked: SR 0x2300, PC of the next instruction (0x1006).
+    assert_eq!(bus.r16(r.ssp), 0x2300);
+    assert_eq!(bus.r32(r.ssp + 2), 0x1006);
+    assert_eq!(
+        log.exceptions.last().unwrap().0,
+        ExceptionKind::Interrupt(4)
+    );
+    assert_eq!(log.exceptions.last().unwrap().3, 44);
+}
+
+#[test]
+fn masked_interrupt_is_not_taken_but_nmi_is() {
+    let mut bus = Ram::with_program(&[NOP, NOP, NOP, NOP, NOP, NOP]);
+    let mut cpu = boot(&mut bus); // SR 0x2700
+    bus.irq_level = 6;
+    bus.irq_at = 0;
+    for _ in 0..3 {
+        cpu.step(&mut bus, &mut ());
+    }
+    assert!(bus.acks.is_empty(), "level 6 under mask 7 is ignored");
+    bus.irq_level = 7;
+    cpu.step(&mut bus, &mut ());
+    cpu.step(&mut bus, &mut ());
+    assert_eq!(bus.acks.len(), 1, "level 7 is not maskable");
+    assert_eq!(cpu.registers().pc, 0x2000 + 31 * 4 + 4);
+}
+
+#[test]
+fn stop_waits_without_spinning_and_resumes_after_stop() {
+    // stop #$2000 ; nop
+    let mut bus = Ram::with_program(&[0x4E72, 0x2000, NOP, NOP]);
+    let mut cpu = boot(&mut bus);
+    let booted = cpu.cycles();
+    let mut log = Log::default();
+    cpu.step(&mut bus, &mut log);
+    assert!(cpu.is_stopped());
+    let before = log.instructions.len();
+    assert_eq!(cpu.run_until(&mut bus, &mut log, 1_000_000), Stop::Target);
+    assert!(cpu.cycles() >= 1_000_000);
+    assert!(
+        log.instructions.len() - before < 4,
+        "the wait must jump to the target, not step per cycle"
+    );
+    // Now an interrupt at a known time, announced through next_event.
+    bus.next_event = 2_000_000;
+    bus.irq_at = 2_000_000;
+    bus.irq_level = 3;
+    cpu.run_until(&mut bus, &mut log, 2_000_100);
+    assert!(!cpu.is_stopped());
+    assert_eq!(bus.acks.len(), 1);
+    assert!(bus.acks[0].1 >= 2_000_000 && bus.acks[0].1 < 2_000_020);
+    let ssp = cpu.registers().ssp;
+    // The stacked PC is that of the instruction after STOP.
+    assert_eq!(bus.r32(ssp + 2), 0x1004);
+    // Every cycle was reported.
+    let told: u64 = log.instructions.iter().map(|x| x.1 as u64).sum::<u64>()
+        + log.exceptions.iter().map(|x| x.3 as u64).sum::<u64>();
+    assert_eq!(
+        told + booted,
+        cpu.cycles(),
+        "every cycle after the reset reported"
+    );
+}
+
+#[test]
+fn trace_exception_after_one_instruction() {
+    // move #$8700,sr ; moveq #1,d0 ; moveq #2,d1
+    let mut bus = Ram::with_program(&[0x46FC, 0x8700, 0x7001, 0x7202]);
+    let mut cpu = boot(&mut bus);
+    let mut log = Log::default();
+    cpu.step(&mut bus, &mut log); // T set by this instruction: no trace yet
+    assert!(
+        log.exceptions.is_empty(),
+        "no trace for the instruction setting T"
+    );
+    cpu.step(&mut bus, &mut log); // moveq #1 runs traced
+    assert_eq!(cpu.registers().d[0], 1);
+    let c = cpu.step(&mut bus, &mut log); // trace exception
+    assert_eq!(c, 34);
+    let (kind, vector, _, _) = *log.exceptions.last().unwrap();
+    assert_eq!((kind, vector), (ExceptionKind::Trace, 9));
+    let r = cpu.registers();
+    assert_eq!(r.sr & 0x8000, 0, "T cleared in the handler");
+    assert_eq!(bus.r32(r.ssp + 2), 0x1006, "PC of the next instruction");
+    assert_eq!(r.d[1], 0, "moveq #2 not executed");
+}
+
+#[test]
+fn bus_error_builds_group0_frame() {
+    // move.w $4000,d0 with a bus error at $4000
+    let mut bus = Ram::with_program(&[0x3038, 0x4000, NOP]);
+    bus.berr_addr = Some(0x4000);
+    let mut cpu = boot(&mut bus);
+    let mut log = Log::default();
+    cpu.step(&mut bus, &mut log);
+    let (kind, vector, _, _) = *log.exceptions.last().unwrap();
+    assert_eq!((kind, vector), (ExceptionKind::BusError, 2));
+    let r = cpu.registers();
+    assert_eq!(r.ssp, 0x8000 - 14);
+    assert_eq!(bus.r32(r.ssp + 2), 0x4000, "access address");
+    assert_eq!(bus.r16(r.ssp + 6), 0x3038, "IR");
+    assert_eq!(bus.r16(r.ssp) & 0x1F, 0x15, "read, supervisor data");
+    assert_eq!(r.pc, 0x2008 + 4);
+}
+
+#[test]
+fn double_bus_fault_halts() {
+    // An odd SSP makes the illegal-instruction frame fault: halt.
+    let mut bus = Ram::with_program(&[0x4AFC, NOP]);
+    bus.w32(0, 0x8001);
+    let mut cpu = boot(&mut bus);
+    let r = cpu.run_until(&mut bus, &mut (), 10_000);
+    assert_eq!(r, Stop::Halted);
+    assert!(cpu.is_halted());
+    assert_eq!(bus.halts, 1);
+    assert_eq!(cpu.step(&mut bus, &mut ()), 0);
+}
+
+#[test]
+fn reset_instruction_and_tas_writeback() {
+    // reset ; tas (a0) ; tas (a0)
+    let mut bus = Ram::with_program(&[0x4E70, 0x4AD0, 0x4AD0, NOP, NOP]);
+    let mut cpu = boot(&mut bus);
+    assert_eq!(cpu.step(&mut bus, &mut ()), 132);
+    assert_eq!(bus.resets, 1);
+    bus.tas_wb = false;
+    let mut regs = cpu.registers();
+    regs.a[0] = 0x3000;
+    cpu.set_registers(&regs);
+    bus.w16(0x3000, 0x0000);
+    cpu.step(&mut bus, &mut ());
+    assert_eq!(bus.r16(0x3000), 0x0000, "write-back suppressed");
+    assert_eq!(cpu.registers().sr & 0x04, 0x04, "Z from the operand");
+    bus.tas_wb = true;
+    cpu.step(&mut bus, &mut ());
+    assert_eq!(bus.r16(0x3000), 0x8000, "bit 7 set");
+}
+
+#[test]
+fn observer_sees_calls_returns_and_cycles() {
+    // bsr.s +4 ; nop ; nop ; (sub:) rts
+    let mut bus = Ram::with_program(&[0x6104, NOP, NOP, 0x4E75, NOP, NOP]);
+    let mut cpu = boot(&mut bus);
+    let mut log = Log::default();
+    assert_eq!(cpu.step(&mut bus, &mut log), 18);
+    assert_eq!(log.calls, vec![(0x1000, 0x1006, 0x1002, 0x8000 - 4)]);
+    assert_eq!(cpu.step(&mut bus, &mut log), 16);
+    assert_eq!(log.rets, vec![(0x1006, 0x1002, 0x8000)]);
+    assert_eq!(log.instructions, vec![(0x1000, 18), (0x1006, 16)]);
+}
+
+#[test]
+fn unit_observer_and_all_opcodes_do_not_panic() {
+    // Every opcode word once, from a fixed state, with the no-op observer.
+    let mut bus = Ram::with_program(&[]);
+    let mut cpu = boot(&mut bus);
+    let base = cpu.registers();
+    for op in 0..=0xFFFFu16 {
+        let mut r = base;
+        r.prefetch = [op, 0x0010];
+        r.pc = 0x1004;
+        r.a = [0x3000, 0x3001, 0x4000, 0x5000, 0x6000, 0x7000, 0x7800];
+        cpu.set_registers(&r);
+        let c = cpu.step(&mut bus, &mut ());
+        assert!(c > 0 || cpu.is_halted(), "opcode {op:04x} took no time");
+    }
+}
