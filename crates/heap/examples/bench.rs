@@ -10,8 +10,9 @@ use retroprof_heap::{
     replay_log, synth, DriveOptions, LogReader, Replay, ReplayOptions, Symbolizer,
 };
 
-/// CPU time of this thread in seconds (Linux schedstat), when available:
-/// on a loaded machine wall-clock time understates the speed.
+/// CPU time of this (the parse + replay) thread in seconds (Linux
+/// schedstat), when available: on a loaded machine wall-clock time
+/// understates the speed. Reading and inflating run on another thread.
 fn cpu_seconds() -> Option<f64> {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let ns: u64 = s.split_whitespace().next()?.parse().ok()?;
@@ -30,7 +31,7 @@ fn run(name: &str, text: Vec<u8>, events: u64) {
     let secs = t.elapsed().as_secs_f64();
     let cpu = match (cpu0, cpu_seconds()) {
         (Some(a), Some(b)) => format!(
-            "; CPU {:.3} s = {:.2} M events/s",
+            "; parse+replay thread CPU {:.3} s = {:.2} M events/s",
             b - a,
             a_events(events) / (b - a) / 1e6
         ),

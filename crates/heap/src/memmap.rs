@@ -392,6 +392,15 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
     img.text(MARGIN, MARGIN, &o.title, TEXT);
     img.text(MARGIN, MARGIN + LINE_H, &sub, DIM_TEXT);
 
+    if chosen.is_empty() {
+        img.text(
+            MARGIN,
+            top + LINE_H,
+            "nothing tracked is live at this point",
+            TEXT,
+        );
+    }
+
     // Blocks: ruler and empty tiles.
     for (i, &k) in chosen.iter().enumerate() {
         let (ox, oy) = layout.block_origin(i);

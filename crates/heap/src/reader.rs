@@ -237,7 +237,10 @@ mod tests {
         for (data, is_gz) in [(text.to_vec(), false), (gz, true)] {
             let (lines, g) = lines_of(data);
             assert_eq!(g, is_gz);
-            assert_eq!(lines, ["Frame 1", "alloc 4 0x10 0x20", "", "free 0x10 0x30"]);
+            assert_eq!(
+                lines,
+                ["Frame 1", "alloc 4 0x10 0x20", "", "free 0x10 0x30"]
+            );
         }
         assert_eq!(lines_of(Vec::new()).0.len(), 0);
     }

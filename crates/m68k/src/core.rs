@@ -321,20 +321,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let d = &mut self.c.d[r & 7];
         *d = (*d & !m) | (v & m);
     }
-    #[inline(always)]
-    pub fn areg(&self, r: usize) -> u32 {
-        self.c.a[r & 7]
-    }
-    #[inline(always)]
-    pub fn set_areg(&mut self, r: usize, v: u32) {
-        self.c.a[r & 7] = v;
-    }
 
     // ----- status register -----
-    #[inline(always)]
-    pub fn flag(&self, f: u16) -> bool {
-        self.c.sr & f != 0
-    }
     #[inline(always)]
     pub fn set_ccr(&mut self, ccr: u16) {
         self.c.sr = (self.c.sr & 0xFF00) | (ccr & 0x1F);

@@ -71,7 +71,10 @@ pub struct Cpu {
     pub(crate) exc_start: u64,
     /// Details of the last bus/address error.
     pub(crate) fault: crate::core::FaultInfo,
-    table: &'static [Op],
+    /// Set by group-1 exceptions (illegal, line A/F, privilege violation),
+    /// which are not followed by a trace exception.
+    pub(crate) no_trace: bool,
+    table: &'static [Op; 65536],
 }
 
 impl Default for Cpu {
@@ -99,6 +102,7 @@ impl Default for Cpu {
             cur_op: 0,
             exc_start: u64::MAX,
             fault: crate::core::FaultInfo::default(),
+            no_trace: false,
             table: decode::table(),
         }
     }
@@ -279,18 +283,18 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let tracing = self.c.sr & T_BIT != 0;
         let op = self.c.ird;
         self.c.cur_op = op;
-        let d = self
-            .c
-            .table
-            .get(op as usize)
-            .copied()
-            .unwrap_or(Op::Illegal);
+        // A u16 index into a 65536-entry array: no bounds check.
+        let d = self.c.table[op as usize];
         self.c.fault_pc_adj = 0;
         self.c.exc_cycles = 0;
         match self.exec(op, d) {
             Ok(()) => {
-                if tracing && !self.c.halted {
-                    self.c.trace_pending = true;
+                if tracing {
+                    // UM 6.3.8: TRAP/TRAPV/CHK/zero-divide entries are
+                    // followed by the trace exception; illegal-instruction
+                    // and privilege-violation entries are not.
+                    self.c.trace_pending = !self.c.no_trace && !self.c.halted;
+                    self.c.no_trace = false;
                 }
             }
             Err(f) => self.group0(f),

@@ -149,8 +149,6 @@ pub(crate) enum Op {
 enum Class {
     All,
     Data,
-    Memory,
-    Alterable,
     DataAlt,
     MemAlt,
     Control,
@@ -169,8 +167,6 @@ fn ea_ok(ea: u16, class: Class) -> bool {
     match class {
         Class::All => true,
         Class::Data => !is_a,
-        Class::Memory => !is_d && !is_a,
-        Class::Alterable => !pc_rel && !imm,
         Class::DataAlt => !is_a && !pc_rel && !imm,
         Class::MemAlt => !is_d && !is_a && !pc_rel && !imm,
         Class::Control => !is_d && !is_a && !imm && mode != 3 && mode != 4,
@@ -538,9 +534,15 @@ fn decode4(op: u16) -> Op {
     }
 }
 
-static TABLE: OnceLock<Box<[Op]>> = OnceLock::new();
+static TABLE: OnceLock<Box<[Op; 65536]>> = OnceLock::new();
 
 /// The decode table (built on first use, then shared).
-pub(crate) fn table() -> &'static [Op] {
-    TABLE.get_or_init(|| (0..=0xFFFFu32).map(|o| decode(o as u16)).collect())
+pub(crate) fn table() -> &'static [Op; 65536] {
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([Op::Illegal; 65536]);
+        for (i, e) in t.iter_mut().enumerate() {
+            *e = decode(i as u16);
+        }
+        t
+    })
 }

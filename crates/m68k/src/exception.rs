@@ -75,6 +75,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// An exception caused by the instruction itself (illegal, line A/F,
     /// privilege violation): 4 idle cycles, PC of the instruction pushed.
     pub fn illegal_exc(&mut self, kind: ExceptionKind, vector: u8) -> R<()> {
+        self.c.no_trace = true;
         let start = self.c.cycles;
         self.idle(4);
         let pc = self.c.inst_pc;

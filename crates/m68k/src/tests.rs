@@ -350,3 +350,28 @@ fn unit_observer_and_all_opcodes_do_not_panic() {
         assert!(c > 0 || cpu.is_halted(), "opcode {op:04x} took no time");
     }
 }
+
+#[test]
+fn no_trace_after_illegal_but_after_trap() {
+    // move #$8700,sr ; illegal
+    let mut bus = Ram::with_program(&[0x46FC, 0x8700, 0x4AFC]);
+    let mut cpu = boot(&mut bus);
+    let mut log = Log::default();
+    cpu.step(&mut bus, &mut log);
+    cpu.step(&mut bus, &mut log); // illegal: exception entry, T cleared
+    cpu.step(&mut bus, &mut log); // handler's bra.s: no trace before it
+    let kinds: Vec<_> = log.exceptions.iter().map(|e| e.0).collect();
+    assert_eq!(kinds, vec![ExceptionKind::IllegalInstruction]);
+
+    // move #$8700,sr ; trap #0
+    let mut bus = Ram::with_program(&[0x46FC, 0x8700, 0x4E40]);
+    let mut cpu = boot(&mut bus);
+    let mut log = Log::default();
+    for _ in 0..3 {
+        cpu.step(&mut bus, &mut log);
+    }
+    let kinds: Vec<_> = log.exceptions.iter().map(|e| e.0).collect();
+    assert_eq!(kinds, vec![ExceptionKind::Trap(0), ExceptionKind::Trace]);
+    // The trace frame holds the TRAP handler's address.
+    assert_eq!(bus.r32(cpu.registers().ssp + 2), 0x2000 + 32 * 4);
+}

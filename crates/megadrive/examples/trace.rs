@@ -1,6 +1,6 @@
 //! Debug aid: print each instruction's cost inside [LO, HI) for frame F:
 //! `trace ROM F LO HI`
-use retroprof_megadrive::{Clock, Config, InstrCost, MdObserver, Rom, System};
+use retroprof_megadrive::{Clock, Config, InputScript, InstrCost, MdObserver, Rom, System};
 use std::path::PathBuf;
 struct T {
     on: bool,
@@ -21,9 +21,11 @@ fn main() {
     let lo = u32::from_str_radix(&a[2], 16).unwrap();
     let hi = u32::from_str_radix(&a[3], 16).unwrap();
     let mut sys = System::new(&rom, Config::default());
+    let script = InputScript::parse(&a[4..]).unwrap();
     let mut t = T { on: false, lo, hi };
     for i in 0..=f + 200 {
         t.on = i >= f;
+        sys.set_pad(0, script.buttons_at(i));
         sys.run_frame(&mut t).unwrap();
     }
 }

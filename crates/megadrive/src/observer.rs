@@ -246,7 +246,14 @@ pub trait MdObserver {
     /// Exception processing for `kind` through `vector` took `mclk` master
     /// clocks; execution continues at `handler`.
     #[inline(always)]
-    fn exception(&mut self, kind: ExceptionKind, vector: u8, handler: u32, mclk: u32, clock: &Clock) {
+    fn exception(
+        &mut self,
+        kind: ExceptionKind,
+        vector: u8,
+        handler: u32,
+        mclk: u32,
+        clock: &Clock,
+    ) {
     }
 
     /// JSR/BSR at `from_pc` to `target`; `return_addr` pushed at `sp`.
@@ -283,7 +290,14 @@ impl<T: MdObserver + ?Sized> MdObserver for &mut T {
         (**self).instruction(pc, cost, clock)
     }
     #[inline(always)]
-    fn exception(&mut self, kind: ExceptionKind, vector: u8, handler: u32, mclk: u32, clock: &Clock) {
+    fn exception(
+        &mut self,
+        kind: ExceptionKind,
+        vector: u8,
+        handler: u32,
+        mclk: u32,
+        clock: &Clock,
+    ) {
         (**self).exception(kind, vector, handler, mclk, clock)
     }
     #[inline(always)]
@@ -305,6 +319,118 @@ impl<T: MdObserver + ?Sized> MdObserver for &mut T {
     #[inline(always)]
     fn at_pc(&mut self, pc: u32, view: &SystemView) {
         (**self).at_pc(pc, view)
+    }
+}
+
+/// Two observers side by side (e.g. the profiler and the heap bridge):
+/// every event goes to the first, then to the second. Nest pairs for more.
+impl<A: MdObserver, B: MdObserver> MdObserver for (A, B) {
+    #[inline(always)]
+    fn frame_start(&mut self, frame: u64, view: &SystemView) {
+        self.0.frame_start(frame, view);
+        self.1.frame_start(frame, view);
+    }
+    #[inline(always)]
+    fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
+        self.0.instruction(pc, cost, clock);
+        self.1.instruction(pc, cost, clock);
+    }
+    #[inline(always)]
+    fn exception(
+        &mut self,
+        kind: ExceptionKind,
+        vector: u8,
+        handler: u32,
+        mclk: u32,
+        clock: &Clock,
+    ) {
+        self.0.exception(kind, vector, handler, mclk, clock);
+        self.1.exception(kind, vector, handler, mclk, clock);
+    }
+    #[inline(always)]
+    fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
+        self.0.call(from_pc, target, return_addr, sp);
+        self.1.call(from_pc, target, return_addr, sp);
+    }
+    #[inline(always)]
+    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
+        self.0.ret(from_pc, target, sp);
+        self.1.ret(from_pc, target, sp);
+    }
+    #[inline(always)]
+    fn vdp_write(&mut self, port: VdpPort, value: u16, clock: &Clock) {
+        self.0.vdp_write(port, value, clock);
+        self.1.vdp_write(port, value, clock);
+    }
+    #[inline(always)]
+    fn dma(&mut self, event: &DmaEvent) {
+        self.0.dma(event);
+        self.1.dma(event);
+    }
+    #[inline(always)]
+    fn at_pc(&mut self, pc: u32, view: &SystemView) {
+        self.0.at_pc(pc, view);
+        self.1.at_pc(pc, view);
+    }
+}
+
+/// An optional observer (e.g. `--heap` not given: `None`); one branch per
+/// event.
+impl<T: MdObserver> MdObserver for Option<T> {
+    #[inline(always)]
+    fn frame_start(&mut self, frame: u64, view: &SystemView) {
+        if let Some(o) = self {
+            o.frame_start(frame, view)
+        }
+    }
+    #[inline(always)]
+    fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
+        if let Some(o) = self {
+            o.instruction(pc, cost, clock)
+        }
+    }
+    #[inline(always)]
+    fn exception(
+        &mut self,
+        kind: ExceptionKind,
+        vector: u8,
+        handler: u32,
+        mclk: u32,
+        clock: &Clock,
+    ) {
+        if let Some(o) = self {
+            o.exception(kind, vector, handler, mclk, clock)
+        }
+    }
+    #[inline(always)]
+    fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
+        if let Some(o) = self {
+            o.call(from_pc, target, return_addr, sp)
+        }
+    }
+    #[inline(always)]
+    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
+        if let Some(o) = self {
+            o.ret(from_pc, target, sp)
+        }
+    }
+    #[inline(always)]
+    fn vdp_write(&mut self, port: VdpPort, value: u16, clock: &Clock) {
+        if let Some(o) = self {
+            o.vdp_write(port, value, clock)
+        }
+    }
+    #[inline(always)]
+    fn dma(&mut self, event: &DmaEvent) {
+        if let Some(o) = self {
+            o.dma(event)
+        }
+    }
+    #[inline(always)]
+    fn at_pc(&mut self, pc: u32, view: &SystemView) {
+        if let Some(o) = self {
+            o.at_pc(pc, view)
+        }
     }
 }
 

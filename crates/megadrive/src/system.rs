@@ -54,6 +54,9 @@ pub const RECENT_PCS: usize = 32;
 pub struct Config {
     /// Override the region the ROM header asks for.
     pub region: Option<Region>,
+    /// Pads in ports 1 and 2. Default: 3-button pads, as in the reference
+    /// runs (SGDK's read6Btn takes its 3-button path there: 487.5 cycles
+    /// per call in vnmd.funcs.csv; a 6-button pad adds ~75).
     pub pads: [PadKind; 2],
     /// SRAM save file: loaded at start when it exists, written by
     /// [`System::save_sram`]. `None`: SRAM lives in memory only.
@@ -72,7 +75,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             region: None,
-            pads: [PadKind::SixButton, PadKind::SixButton],
+            pads: [PadKind::ThreeButton, PadKind::ThreeButton],
             sram_file: None,
             stop_on_error_exception: true,
             cpu_start_mclk: REFERENCE_CPU_START_MCLK,

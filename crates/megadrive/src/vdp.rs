@@ -237,10 +237,15 @@ impl Vdp {
         (line, off)
     }
 
-    /// Lines where DMA and FIFO run at blank speed: VBlank, or display off.
+    /// Lines where DMA and FIFO run at blank speed: while the VBlank flag
+    /// is set (from the first VBlank line to the start of the frame's last
+    /// line), or the display is off. The frame's last line (261 in NTSC)
+    /// runs at active-display speed: a VRAM fill in the reference moves
+    /// 11,598 bytes per NTSC H40 frame = 37 x 204 + 225 x 18
+    /// (shared/reference/*.frames.csv, frames 14-17), not 38 x 204 + 224 x 18.
     #[inline]
     fn blank_line(&self, line: u16) -> bool {
-        line >= self.geom.active || !self.display_enabled()
+        (line >= self.geom.active && line + 1 < self.geom.lines) || !self.display_enabled()
     }
 
     /// Called at the start of each line (HINT counter, md-timing.md: "the
@@ -928,13 +933,19 @@ mod tests {
         // CRAM in blank: 198.
         let s = v.schedule_dma(line_at(230), 198, DmaBandwidth::ToCramVsram);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
-        // Crossing from the end of VBlank into active display: lines
-        // 259..261 are blank (3 * 204 bytes), then 18 per line.
-        let s = v.schedule_dma(line_at(259), 3 * 204 + 36, DmaBandwidth::ToVram);
-        assert_eq!(s.bytes_vblank, 3 * 204);
+        // Crossing from the end of VBlank into active display: lines 259
+        // and 260 are blank (2 * 204 bytes); the last line (261) and the
+        // active lines move 18. Line 261 still counts as VBlank in the
+        // byte split (it is >= 224).
+        let s = v.schedule_dma(line_at(259), 2 * 204 + 18 + 36, DmaBandwidth::ToVram);
+        assert_eq!(s.bytes_vblank, 2 * 204 + 18);
         assert_eq!(s.bytes_active, 36);
         assert_eq!(s.last_active_line, Some(1));
         assert_eq!(s.end, line_at(259) + 5 * MCLK_PER_LINE);
+        // A whole NTSC H40 frame of fill moves 37 * 204 + 225 * 18 = 11,598
+        // bytes (the reference's per-frame fill figure).
+        let s = v.schedule_dma(line_at(224), 11_598, DmaBandwidth::Fill);
+        assert_eq!(s.end - s.start, 262 * MCLK_PER_LINE);
         // H32
         let mut v32 = vdp_h40();
         v32.regs[12] = 0;

@@ -1,0 +1,705 @@
+//! The profiling engine: [`Profiler`], an [`MdObserver`].
+//!
+//! # Attribution (the hot path)
+//! Before the run, [`Attribution::build`] turns the symbols' dense
+//! [`FunctionIndex`] into one `u32` per 2-byte address of ROM and of work
+//! RAM: an *attribution id* for each distinct (function, DWARF inline chain)
+//! pair, so code the compiler inlined is charged to the inlined function
+//! (shown "inlined in" its physical function). Per instruction the profiler
+//! does one table load and one add into `mclk[id]` (plus a few adds into
+//! per-frame fields and one compare of the id with the previous
+//! instruction's): no search, no hashing, no allocation.
+//!
+//! Every instruction's full cost (`InstrCost::total`: its bus cycles, wait
+//! states, the DMA freeze, FIFO waits and the refresh penalty) goes to the
+//! function at its PC. **Interrupt (and other exception) entry processing is
+//! charged to the handler** the vector points at (e.g. SGDK's `_VINT`), so a
+//! VBlank interrupt taken while the game waits counts as busy time of the
+//! handler, not as idle time of the wait.
+//!
+//! # Idle time, loops and dropped frames
+//! Idle = cycles of instructions inside an idle function (default
+//! `VDP_waitVBlank` and `VDP_waitVSync`, whichever exist), plus time in
+//! STOP. Busy = everything else, including interrupt handlers.
+//!
+//! A game loop **starts** when execution, at interrupt level 0 (not inside
+//! an exception handler), moves from an idle function to code outside the
+//! idle functions, except while a call made from inside the idle function
+//! is in progress (SGDK's wait calls a load-recording helper before it
+//! spins). Interrupts never start or end the wait: an interrupt taken
+//! during the wait, or right at its edge (after the wait's `rts`, before
+//! the game's next instruction), runs at level 1+ and is ignored; the loop
+//! starts at the first game instruction after the `rte`. This is the
+//! reference harness's rule (shared/reference/README.md) made exact with the
+//! core's call/return/exception events instead of return-address guesses.
+//! A frame is **dropped** when no game loop started during it. Frames
+//! before the first loop ever started (boot) are marked dropped in their
+//! records but are not counted in the summary's dropped frames.
+//!
+//! # Frames
+//! Frame boundaries are the system's: a frame starts at the first VBlank
+//! line (224 in V28) and ends after the last active line. An instruction
+//! that straddles the boundary is split: the part past the boundary is
+//! charged to the next frame.
+//!
+//! # Call stacks (inclusive time, flame graphs)
+//! A shadow call stack is fed by the core's call (JSR/BSR), return
+//! (RTS/RTR/RTE) and exception events. Each exception pushes a marker, so
+//! each interrupt level has its own part of the stack; RTE (recognised by
+//! its opcode, 0x4E73, in ROM) pops down to the marker. RTS/RTR pop every
+//! frame whose return slot lies at or below the new stack pointer, and a
+//! call first drops frames whose slot lies at or below its own push: code
+//! that pops return addresses, `jmp`s out of functions or switches stacks
+//! resynchronises at the next call or return. A call to a local label of
+//! the same function (with labels merged) pushes nothing. The stack is
+//! capped at [`MAX_STACK`] frames (deeper calls are charged to the deepest
+//! frame). Time is aggregated per distinct stack in a call tree, never per
+//! instruction sample.
+
+use std::collections::BTreeMap;
+
+use retroprof_m68k::ExceptionKind;
+use retroprof_megadrive::{
+    Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView,
+};
+use retroprof_symbols::{FunctionIndex, FunctionOrigin};
+
+/// Deepest shadow stack kept.
+pub const MAX_STACK: usize = 256;
+
+/// First address of work RAM as the 68000 sees it (mirrored from 0xE00000;
+/// code runs at 0xFF0000).
+const RAM_BASE: u32 = 0xFF_0000;
+
+/// What an attribution id stands for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AttrInfo {
+    /// Display name (`f`, or `g (inlined in f)`).
+    pub name: String,
+    /// Physical function id in the [`FunctionIndex`].
+    pub function: u32,
+    /// Start address of the physical function.
+    pub addr: u32,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// The physical function's name when this is inlined code.
+    pub inlined_into: Option<String>,
+    /// Inline chain names, outermost first.
+    pub inline_chain: Vec<String>,
+    pub origin: FunctionOrigin,
+    pub idle: bool,
+}
+
+/// The dense PC -> attribution id tables and what each id means.
+#[derive(Clone, Debug)]
+pub struct Attribution {
+    /// One id per 2 bytes of ROM (`0..rom_len`).
+    rom: Vec<u32>,
+    rom_len: u32,
+    /// One id per 2 bytes of work RAM (0xFF0000..0x1000000).
+    ram: Vec<u32>,
+    pub attrs: Vec<AttrInfo>,
+    /// `idle[id]`.
+    idle: Vec<bool>,
+    /// ROM bytes, to recognise RTE by its opcode.
+    rom_bytes: Vec<u8>,
+}
+
+impl Attribution {
+    /// Build from the function index (DWARF inline contexts included when
+    /// it has them). `idle` names physical functions (names, aliases, or
+    /// their compiler clones `name.part.0`, `name.isra.1`, ...): all code in
+    /// them, inlined code included, is idle. Returns the table and the idle
+    /// functions found.
+    pub fn build(index: &FunctionIndex, rom: &[u8], idle: &[String]) -> (Attribution, Vec<String>) {
+        let funcs = index.functions();
+        let mut idle_fn = vec![false; funcs.len()];
+        let mut found = Vec::new();
+        for (i, f) in funcs.iter().enumerate() {
+            if f.origin != FunctionOrigin::Symbol {
+                continue;
+            }
+            let hit = idle.iter().any(|n| {
+                f.name == *n
+                    || f.aliases.iter().any(|a| a == n)
+                    || retroprof_symbols::clone_base_name(&f.name) == n
+            });
+            if hit {
+                idle_fn[i] = true;
+                found.push(f.name.clone());
+            }
+        }
+        found.sort();
+        found.dedup();
+        let mut map: BTreeMap<(u32, u32), u32> = BTreeMap::new();
+        let mut attrs: Vec<AttrInfo> = Vec::new();
+        let mut idle_v = Vec::new();
+        // Id 0 = the index's function 0 ([unknown]).
+        let mut get = |fid: u32, ctx: u32, attrs: &mut Vec<AttrInfo>, idle_v: &mut Vec<bool>| -> u32 {
+            *map.entry((fid, ctx)).or_insert_with(|| {
+                let f = index.function(fid);
+                let chain = index.inline_chain(ctx);
+                let (name, inlined_into, names) = if chain.is_empty() {
+                    (f.name.clone(), None, Vec::new())
+                } else {
+                    let leaf = &chain[chain.len() - 1].name;
+                    (
+                        format!("{leaf} (inlined in {})", f.name),
+                        Some(f.name.clone()),
+                        chain.iter().map(|c| c.name.clone()).collect(),
+                    )
+                };
+                attrs.push(AttrInfo {
+                    name,
+                    function: fid,
+                    addr: f.start as u32,
+                    file: f.file.clone(),
+                    line: f.line,
+                    inlined_into,
+                    inline_chain: names,
+                    origin: f.origin,
+                    idle: idle_fn[fid as usize],
+                });
+                idle_v.push(idle_fn[fid as usize]);
+                (attrs.len() - 1) as u32
+            })
+        };
+        get(0, 0, &mut attrs, &mut idle_v);
+        let rom_len = rom.len().min(0x40_0000) as u32;
+        let mut rom_tab = Vec::with_capacity(rom_len.div_ceil(2) as usize);
+        for i in 0..rom_len.div_ceil(2) {
+            let a = (i * 2) as u64;
+            rom_tab.push(get(index.lookup(a), index.inline_at(a), &mut attrs, &mut idle_v));
+        }
+        let mut ram_tab = Vec::with_capacity(0x8000);
+        for i in 0..0x8000u32 {
+            let a = (RAM_BASE + i * 2) as u64;
+            ram_tab.push(get(index.lookup(a), index.inline_at(a), &mut attrs, &mut idle_v));
+        }
+        (
+            Attribution {
+                rom: rom_tab,
+                rom_len,
+                ram: ram_tab,
+                attrs,
+                idle: idle_v,
+                rom_bytes: rom[..rom_len as usize].to_vec(),
+            },
+            found,
+        )
+    }
+
+    /// Attribution id of the instruction at `pc`.
+    #[inline(always)]
+    pub fn id(&self, pc: u32) -> u32 {
+        let pc = pc & 0xFF_FFFF;
+        if pc < self.rom_len {
+            self.rom[(pc >> 1) as usize]
+        } else if pc >= RAM_BASE {
+            self.ram[((pc - RAM_BASE) >> 1) as usize]
+        } else {
+            0
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.attrs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.attrs.is_empty()
+    }
+
+    #[inline]
+    pub fn is_idle(&self, id: u32) -> bool {
+        self.idle[id as usize]
+    }
+
+    /// Is the instruction at `pc` an RTE (ROM code only)?
+    fn is_rte(&self, pc: u32) -> bool {
+        let pc = (pc & 0xFF_FFFF) as usize;
+        pc + 1 < self.rom_bytes.len() && self.rom_bytes[pc] == 0x4E && self.rom_bytes[pc + 1] == 0x73
+    }
+}
+
+/// A node of the call tree: a distinct stack (path from the root).
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    parent: u32,
+    attr: u32,
+    first_child: u32,
+    next_sibling: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+struct StackFrame {
+    /// Call-tree node of this frame's function.
+    node: u32,
+    /// Stack pointer after the matching return (exceptions: unused).
+    ret_sp: u32,
+    exception: bool,
+}
+
+/// A stack change requested by a call/ret event, applied after the
+/// instruction's cost is charged (the event comes first).
+#[derive(Clone, Copy, Debug)]
+enum Pending {
+    None,
+    Call { target: u32, sp: u32, from: u32 },
+    Ret { from: u32, target: u32, sp: u32 },
+}
+
+/// Per-frame accumulators (reset at each frame end).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FrameAcc {
+    pub loop_starts: u32,
+    pub idle_enter_line: Option<u16>,
+    pub loop_start_line: Option<u16>,
+    pub dma_vblank: u64,
+    pub dma_active: u64,
+    pub dma_fill_copy: u64,
+    pub dma_last_line: Option<u16>,
+    pub freeze_mclk: u64,
+    pub fifo_mclk: u64,
+    pub refresh_mclk: u64,
+    pub interrupts: u32,
+}
+
+/// One finished frame, as the engine measured it (master clocks).
+#[derive(Clone, Debug)]
+pub(crate) struct RawFrame {
+    pub frame: u64,
+    pub busy_mclk: u64,
+    pub idle_mclk: u64,
+    pub frame_mclk: u64,
+    pub acc: FrameAcc,
+    pub instructions: u64,
+    /// (attr, mclk) of the busiest non-idle attrs, sorted.
+    pub top: Vec<(u32, u64)>,
+    pub watch: Vec<u32>,
+}
+
+/// The profiler: implements [`MdObserver`]; call [`Profiler::frame_done`]
+/// after each `System::run_frame` (the driver in [`crate::run`] does).
+pub struct Profiler {
+    pub(crate) attr: Attribution,
+    /// Master clocks per attribution id, whole run.
+    pub(crate) mclk: Vec<u64>,
+    snap: Vec<u64>,
+    /// Master clocks per attribution id over the counted frames.
+    pub(crate) counted: Vec<u64>,
+    pub(crate) calls: Vec<u64>,
+    calls_base: Vec<u64>,
+    // Call tree.
+    nodes: Vec<Node>,
+    pub(crate) node_mclk: Vec<u64>,
+    node_base: Vec<u64>,
+    stack: Vec<StackFrame>,
+    cur_attr: u32,
+    /// Attribution id of the last instruction executed.
+    last_attr: u32,
+    cur_leaf: u32,
+    acc: u64,
+    pending: Pending,
+    exc_depth: u32,
+    // Loop detection.
+    in_wait: bool,
+    idle_calls: u32,
+    pub(crate) first_loop_frame: Option<u64>,
+    // Frames.
+    frame: u64,
+    pub(crate) from: u64,
+    fa: FrameAcc,
+    top_n: usize,
+    cpu_start: Option<u64>,
+    last_instructions: u64,
+    pub(crate) frames: Vec<RawFrame>,
+    watches: Vec<(u32, u8)>,
+    pub(crate) total_instructions: u64,
+}
+
+impl Profiler {
+    /// `from`: first counted frame; `top_n`: functions kept per frame;
+    /// `watches`: (24-bit address, size 1/2/4) read at each frame's end.
+    pub fn new(attr: Attribution, from: u64, top_n: usize, watches: Vec<(u32, u8)>) -> Self {
+        let n = attr.len();
+        let root = Node {
+            parent: NONE,
+            attr: NONE,
+            first_child: NONE,
+            next_sibling: NONE,
+        };
+        Profiler {
+            attr,
+            mclk: vec![0; n],
+            snap: vec![0; n],
+            counted: vec![0; n],
+            calls: vec![0; n],
+            calls_base: vec![0; n],
+            nodes: vec![root],
+            node_mclk: vec![0],
+            node_base: Vec::new(),
+            stack: Vec::with_capacity(MAX_STACK),
+            cur_attr: NONE,
+            last_attr: 0,
+            cur_leaf: 0,
+            acc: 0,
+            pending: Pending::None,
+            exc_depth: 0,
+            in_wait: false,
+            idle_calls: 0,
+            first_loop_frame: None,
+            frame: 0,
+            from,
+            fa: FrameAcc::default(),
+            top_n,
+            cpu_start: None,
+            last_instructions: 0,
+            frames: Vec::new(),
+            watches,
+            total_instructions: 0,
+        }
+    }
+
+    pub fn attribution(&self) -> &Attribution {
+        &self.attr
+    }
+
+    /// Child of `parent` for `attr`, created on first use.
+    fn child(&mut self, parent: u32, attr: u32) -> u32 {
+        let mut c = self.nodes[parent as usize].first_child;
+        while c != NONE {
+            let n = &self.nodes[c as usize];
+            if n.attr == attr {
+                return c;
+            }
+            c = n.next_sibling;
+        }
+        let id = self.nodes.len() as u32;
+        let first = self.nodes[parent as usize].first_child;
+        self.nodes.push(Node {
+            parent,
+            attr,
+            first_child: NONE,
+            next_sibling: first,
+        });
+        self.nodes[parent as usize].first_child = id;
+        self.node_mclk.push(0);
+        id
+    }
+
+    #[inline]
+    fn flush_acc(&mut self) {
+        self.node_mclk[self.cur_leaf as usize] += self.acc;
+        self.acc = 0;
+    }
+
+    /// The node for code of `attr` running in the top stack frame.
+    fn leaf_for(&mut self, attr: u32) -> u32 {
+        let frame_node = self.stack.last().map(|f| f.node).unwrap_or(0);
+        if frame_node != 0 && self.nodes[frame_node as usize].attr == attr {
+            frame_node
+        } else {
+            self.child(frame_node, attr)
+        }
+    }
+
+    /// The function at the PC changed (cold path): new call-tree leaf, and
+    /// the wait / loop-start state machine.
+    #[cold]
+    #[inline(never)]
+    fn switch(&mut self, a: u32, clock: &Clock) {
+        self.flush_acc();
+        self.cur_attr = a;
+        self.cur_leaf = self.leaf_for(a);
+        if self.exc_depth == 0 {
+            let idle = self.attr.is_idle(a);
+            if idle && !self.in_wait {
+                self.in_wait = true;
+                self.idle_calls = 0;
+                if self.fa.idle_enter_line.is_none() {
+                    self.fa.idle_enter_line = Some(clock.line());
+                }
+            } else if !idle && self.in_wait && self.idle_calls == 0 {
+                self.in_wait = false;
+                self.fa.loop_starts += 1;
+                if self.fa.loop_start_line.is_none() {
+                    self.fa.loop_start_line = Some(clock.line());
+                }
+                if self.first_loop_frame.is_none() {
+                    self.first_loop_frame = Some(self.frame);
+                }
+            }
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn apply_pending(&mut self) {
+        match std::mem::replace(&mut self.pending, Pending::None) {
+            Pending::None => {}
+            Pending::Call { target, sp, from } => {
+                let ta = self.attr.id(target);
+                let fa = self.attr.id(from);
+                let callee_start = self.attr.attrs[ta as usize].addr == (target & 0xFF_FFFF);
+                if self.exc_depth == 0 && self.in_wait && self.attr.is_idle(fa) {
+                    self.idle_calls += 1;
+                }
+                if ta == fa && !callee_start {
+                    // A local label of the same function: not a call.
+                    return;
+                }
+                self.calls[ta as usize] += 1;
+                // Drop frames whose return slot is at or below this push.
+                while let Some(top) = self.stack.last() {
+                    if !top.exception && top.ret_sp <= sp.wrapping_add(4) {
+                        self.stack.pop();
+                    } else {
+                        break;
+                    }
+                }
+                if self.stack.len() >= MAX_STACK {
+                    return;
+                }
+                self.flush_acc();
+                let node = self.child(self.cur_leaf, ta);
+                self.stack.push(StackFrame {
+                    node,
+                    ret_sp: sp.wrapping_add(4),
+                    exception: false,
+                });
+                self.cur_leaf = node;
+                // The next instruction (the callee's) finds its frame node
+                // and runs the wait / loop-start state machine.
+                self.cur_attr = NONE;
+            }
+            Pending::Ret { from, target, sp } => {
+                self.flush_acc();
+                if self.attr.is_rte(from) {
+                    while let Some(top) = self.stack.pop() {
+                        if top.exception {
+                            break;
+                        }
+                    }
+                    self.exc_depth = self.exc_depth.saturating_sub(1);
+                } else {
+                    while let Some(top) = self.stack.last() {
+                        if !top.exception && top.ret_sp <= sp {
+                            self.stack.pop();
+                        } else {
+                            break;
+                        }
+                    }
+                }
+                if self.exc_depth == 0 && self.attr.is_idle(self.attr.id(target)) {
+                    self.idle_calls = self.idle_calls.saturating_sub(1);
+                }
+                // The next instruction recomputes its leaf.
+                self.cur_attr = NONE;
+            }
+        }
+    }
+
+    /// End of a frame: call after `System::run_frame` returned `info`, with
+    /// the system's view (for the watches) and its instruction count.
+    pub fn frame_done(&mut self, info: &FrameInfo, view: &SystemView, instructions: u64) {
+        // Split an instruction that ran past the frame's end.
+        let now = view.mclk();
+        let over = now.saturating_sub(info.end_mclk);
+        let last = self.last_attr;
+        let over = over.min(self.mclk[last as usize] - self.snap[last as usize]);
+        self.mclk[last as usize] -= over;
+        let counted = info.frame >= self.from;
+        let mut busy = 0u64;
+        let mut idle = 0u64;
+        let mut top: Vec<(u32, u64)> = Vec::new();
+        for i in 0..self.mclk.len() {
+            let d = self.mclk[i] - self.snap[i];
+            if d == 0 {
+                continue;
+            }
+            self.snap[i] = self.mclk[i];
+            if counted {
+                self.counted[i] += d;
+            }
+            if self.attr.idle[i] {
+                idle += d;
+            } else {
+                busy += d;
+                top.push((i as u32, d));
+            }
+        }
+        self.mclk[last as usize] += over;
+        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        top.truncate(self.top_n);
+        let start = match self.cpu_start {
+            Some(s) => s.max(info.start_mclk),
+            None => info.end_mclk,
+        };
+        let span = info.end_mclk.saturating_sub(start);
+        // STOP time (no instruction ran) counts as idle.
+        let stopped = span.saturating_sub(busy + idle);
+        idle += stopped;
+        let watch = self
+            .watches
+            .iter()
+            .map(|&(a, s)| match s {
+                1 => view.read_byte(a) as u32,
+                2 => view.read_word(a) as u32,
+                _ => view.read_long(a),
+            })
+            .collect();
+        let acc = std::mem::take(&mut self.fa);
+        self.frames.push(RawFrame {
+            frame: info.frame,
+            busy_mclk: busy,
+            idle_mclk: idle,
+            frame_mclk: info.end_mclk - info.start_mclk,
+            acc,
+            instructions: instructions - self.last_instructions,
+            top,
+            watch,
+        });
+        self.total_instructions = instructions;
+        self.last_instructions = instructions;
+        self.frame = info.frame + 1;
+        if self.frame == self.from {
+            self.mark_counted_start();
+        }
+    }
+
+    /// Statistics from here on (whole-run call tree and call counts are
+    /// re-based).
+    fn mark_counted_start(&mut self) {
+        self.flush_acc();
+        self.node_base = self.node_mclk.clone();
+        self.calls_base = self.calls.clone();
+    }
+
+    /// Call counts and per-node cycles over the counted frames.
+    pub(crate) fn counted_tree(&mut self) -> (Vec<u64>, Vec<u64>) {
+        self.flush_acc();
+        let mut nodes = self.node_mclk.clone();
+        for (i, b) in self.node_base.iter().enumerate() {
+            nodes[i] -= b;
+        }
+        let calls = if self.from == 0 {
+            self.calls.clone()
+        } else {
+            self.calls
+                .iter()
+                .zip(self.calls_base.iter().chain(std::iter::repeat(&0)))
+                .map(|(a, b)| a - b)
+                .collect()
+        };
+        (nodes, calls)
+    }
+
+    /// The path of attrs of call-tree node `n`, root first.
+    pub(crate) fn node_path(&self, mut n: u32) -> Vec<u32> {
+        let mut v = Vec::new();
+        while n != 0 && n != NONE {
+            let node = self.nodes[n as usize];
+            v.push(node.attr);
+            n = node.parent;
+        }
+        v.reverse();
+        v
+    }
+
+    pub(crate) fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+}
+
+impl MdObserver for Profiler {
+    #[inline(always)]
+    fn frame_start(&mut self, frame: u64, _view: &SystemView) {
+        self.frame = frame;
+    }
+
+    #[inline(always)]
+    fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
+        let a = self.attr.id(pc);
+        if a != self.cur_attr {
+            if self.cpu_start.is_none() {
+                self.cpu_start = Some(clock.mclk() - cost.total as u64);
+            }
+            self.switch(a, clock);
+        }
+        let t = cost.total as u64;
+        self.mclk[a as usize] += t;
+        self.last_attr = a;
+        self.acc += t;
+        self.fa.freeze_mclk += cost.dma_freeze as u64;
+        self.fa.fifo_mclk += cost.fifo_wait as u64;
+        self.fa.refresh_mclk += cost.refresh as u64;
+        if !matches!(self.pending, Pending::None) {
+            self.apply_pending();
+        }
+    }
+
+    fn exception(&mut self, kind: ExceptionKind, _vector: u8, handler: u32, mclk: u32, clock: &Clock) {
+        if kind == ExceptionKind::Reset {
+            return;
+        }
+        if self.cpu_start.is_none() {
+            self.cpu_start = Some(clock.mclk() - mclk as u64);
+        }
+        if matches!(kind, ExceptionKind::Interrupt(_)) {
+            self.fa.interrupts += 1;
+        }
+        let h = self.attr.id(handler);
+        self.flush_acc();
+        self.exc_depth += 1;
+        self.calls[h as usize] += 1;
+        if self.stack.len() < MAX_STACK {
+            let node = self.child(self.cur_leaf, h);
+            self.stack.push(StackFrame {
+                node,
+                ret_sp: 0,
+                exception: true,
+            });
+            self.cur_leaf = node;
+        } else {
+            self.cur_leaf = self.child(self.cur_leaf, h);
+        }
+        self.cur_attr = h;
+        self.last_attr = h;
+        self.mclk[h as usize] += mclk as u64;
+        self.acc += mclk as u64;
+    }
+
+    #[inline(always)]
+    fn call(&mut self, from_pc: u32, target: u32, _return_addr: u32, sp: u32) {
+        self.pending = Pending::Call {
+            target,
+            sp,
+            from: from_pc,
+        };
+    }
+
+    #[inline(always)]
+    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
+        self.pending = Pending::Ret {
+            from: from_pc,
+            target,
+            sp,
+        };
+    }
+
+    fn dma(&mut self, e: &DmaEvent) {
+        match e.kind {
+            DmaKind::FromCpu(_) => {
+                self.fa.dma_vblank += e.span.bytes_vblank as u64;
+                self.fa.dma_active += e.span.bytes_active as u64;
+                if let Some(l) = e.span.last_active_line {
+                    self.fa.dma_last_line = Some(self.fa.dma_last_line.map_or(l, |m| m.max(l)));
+                }
+            }
+            DmaKind::Fill(_) | DmaKind::Copy => self.fa.dma_fill_copy += e.bytes as u64,
+        }
+    }
+}

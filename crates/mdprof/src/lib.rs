@@ -1,0 +1,341 @@
+//! retroprof-mdprof: the frame-budget profiler for Mega Drive games.
+//!
+//! - [`Session`]: a ROM, its symbols (found next to the ROM, given, or none)
+//!   and the options, turned into the dense attribution table.
+//! - [`engine::Profiler`]: the [`MdObserver`] that charges every
+//!   instruction to a function, tracks the idle wait, game loops, DMA and a
+//!   shadow call stack (see [`engine`] for the exact rules).
+//! - [`Session::run`] / [`Session::run_with`]: run the emulator and build
+//!   the [`report::Report`].
+//! - [`output`]: terminal report, CSV files, JSON, stack profile (folded,
+//!   flame graph, pprof, speedscope through `retroprof-profile`).
+//! - [`demo`]: the known-costs test ROM embedded in the library.
+
+pub mod demo;
+pub mod engine;
+pub mod heapbridge;
+pub mod html;
+pub mod output;
+pub mod report;
+pub mod sampler;
+pub mod trace;
+
+mod build;
+
+use std::path::Path;
+
+use retroprof_megadrive::{
+    Config, FrameInfo, InputScript, MdObserver, Region, Rom, RunError, System, SystemView,
+};
+use retroprof_symbols::{FunctionIndex, IndexOptions, SymbolKind, SymbolTable, Symbols};
+
+pub use engine::{Attribution, Profiler};
+pub use report::Report;
+
+/// Default idle functions (SGDK 1.90+ and older SGDK; sgdk.md).
+pub const DEFAULT_IDLE: &[&str] = &["VDP_waitVBlank", "VDP_waitVSync"];
+
+/// Errors the profiler reports (all about the user's input or files).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Symbols(#[from] retroprof_symbols::Error),
+    #[error("bad input script: {0}")]
+    Input(#[from] retroprof_megadrive::InputParseError),
+    #[error("bad --watch {spec:?}: {reason}")]
+    Watch { spec: String, reason: String },
+    #[error("--from {from} is not before --frames {frames}")]
+    From { from: u64, frames: u64 },
+}
+
+/// What to profile and how (the command line's options).
+#[derive(Clone, Debug)]
+pub struct ProfileOptions {
+    pub frames: u64,
+    pub from: u64,
+    pub input: Vec<String>,
+    pub input2: Vec<String>,
+    pub region: Option<Region>,
+    /// Idle function names; empty = [`DEFAULT_IDLE`].
+    pub idle: Vec<String>,
+    pub top: usize,
+    pub keep_labels: bool,
+    /// `SYMBOL|ADDR[:b|w|l]`.
+    pub watch: Vec<String>,
+}
+
+impl Default for ProfileOptions {
+    fn default() -> Self {
+        ProfileOptions {
+            frames: 1800,
+            from: 0,
+            input: Vec::new(),
+            input2: Vec::new(),
+            region: None,
+            idle: Vec::new(),
+            top: 10,
+            keep_labels: false,
+            watch: Vec::new(),
+        }
+    }
+}
+
+/// A ROM ready to profile.
+pub struct Session {
+    pub rom: Rom,
+    /// How the ROM is named in reports.
+    pub rom_label: String,
+    pub symbols: Option<Symbols>,
+    pub index: FunctionIndex,
+    pub attribution: Attribution,
+    pub options: ProfileOptions,
+    pub idle_found: Vec<String>,
+    pub watches: Vec<report::WatchSpec>,
+    pub warnings: Vec<String>,
+    pad1: InputScript,
+    pad2: InputScript,
+}
+
+/// Find the symbols for `rom_path` (ELF preferred, with an nm listing
+/// merged; see `Symbols::find_for_rom`), or load `explicit`.
+pub fn load_symbols(rom_path: &Path, explicit: Option<&Path>) -> Result<Option<Symbols>, Error> {
+    match explicit {
+        Some(p) => Ok(Some(Symbols::load(p)?)),
+        None => Ok(Symbols::find_for_rom(rom_path)?),
+    }
+}
+
+/// Parse a `--watch` spec against the symbol table.
+pub fn parse_watch(spec: &str, table: Option<&SymbolTable>) -> Result<report::WatchSpec, Error> {
+    let err = |reason: String| Error::Watch {
+        spec: spec.to_string(),
+        reason,
+    };
+    let (what, size) = match spec.rsplit_once(':') {
+        Some((w, s)) => {
+            let size = match s {
+                "b" | "B" => 1,
+                "w" | "W" => 2,
+                "l" | "L" => 4,
+                _ => return Err(err(format!("size {s:?} is not b, w or l"))),
+            };
+            (w, Some(size))
+        }
+        None => (spec, None),
+    };
+    if what.is_empty() {
+        return Err(err("no symbol or address".into()));
+    }
+    let hex = what
+        .strip_prefix("0x")
+        .or_else(|| what.strip_prefix("0X"))
+        .or_else(|| what.strip_prefix('$'));
+    let (addr, symbol, sym_size) = if let Some(h) = hex {
+        let a = u32::from_str_radix(h, 16).map_err(|_| err(format!("{what:?} is not a hex address")))?;
+        (a, None, None)
+    } else {
+        let table = table.ok_or_else(|| err("no symbols loaded: give an address such as 0xFF0010".into()))?;
+        let s = table
+            .symbols()
+            .iter()
+            .find(|s| s.name == what && s.kind != SymbolKind::Absolute)
+            .ok_or_else(|| err(format!("no symbol named {what:?}")))?;
+        let sz = s.size.filter(|&z| z == 1 || z == 2 || z == 4).map(|z| z as u8);
+        (s.addr as u32, Some(what.to_string()), sz)
+    };
+    let size = size.or(sym_size).unwrap_or(4);
+    let addr = addr & 0xFF_FFFF;
+    if size > 1 && addr & 1 != 0 {
+        return Err(err(format!("odd address 0x{addr:06x} for a {size}-byte value")));
+    }
+    Ok(report::WatchSpec {
+        spec: spec.to_string(),
+        symbol,
+        addr,
+        size,
+    })
+}
+
+impl Session {
+    /// Prepare a run: mask and check the symbols, build the dense index and
+    /// attribution table, resolve watches and idle functions.
+    pub fn new(rom: Rom, rom_label: String, mut symbols: Option<Symbols>, options: ProfileOptions) -> Result<Session, Error> {
+        if options.from >= options.frames && options.frames > 0 {
+            return Err(Error::From {
+                from: options.from,
+                frames: options.frames,
+            });
+        }
+        let pad1 = InputScript::parse(&options.input)?;
+        let pad2 = InputScript::parse(&options.input2)?;
+        let mut warnings = Vec::new();
+        let rom_len = rom.data.len() as u64;
+        if let Some(s) = symbols.as_mut() {
+            s.mask_addresses(0xFF_FFFF);
+            warnings.append(&mut s.warnings);
+            let entry = if rom.data.len() >= 8 {
+                u32::from_be_bytes([rom.data[4], rom.data[5], rom.data[6], rom.data[7]]) as u64
+            } else {
+                0
+            };
+            warnings.extend(s.validate_against_rom(rom_len, entry));
+            warnings.extend(s.validate_against_rom_bytes(&rom.data));
+        } else {
+            warnings.push(
+                "no symbols found (symbol.txt / rom.out / *.elf next to the ROM or in out/): \
+                 functions are 256-byte address ranges (rom_0x001200); give --symbols FILE"
+                    .into(),
+            );
+        }
+        let mut iopts = IndexOptions::mega_drive(rom_len);
+        iopts.keep_labels = options.keep_labels;
+        let index = match &symbols {
+            Some(s) => s.build_index(&iopts)?,
+            None => FunctionIndex::build(&SymbolTable::default(), None, &iopts)?,
+        };
+        let idle: Vec<String> = if options.idle.is_empty() {
+            DEFAULT_IDLE.iter().map(|s| s.to_string()).collect()
+        } else {
+            options.idle.clone()
+        };
+        let (attribution, idle_found) = Attribution::build(&index, &rom.data, &idle);
+        if idle_found.is_empty() {
+            warnings.push(format!(
+                "no idle function found ({}): every cycle counts as busy and no game loop is detected; \
+                 name the game's wait with --idle NAME",
+                idle.join(", ")
+            ));
+        }
+        let watches = options
+            .watch
+            .iter()
+            .map(|w| parse_watch(w, symbols.as_ref().map(|s| &s.table)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Session {
+            rom,
+            rom_label,
+            symbols,
+            index,
+            attribution,
+            options,
+            idle_found,
+            watches,
+            warnings,
+            pad1,
+            pad2,
+        })
+    }
+
+    fn config(&self) -> Config {
+        Config {
+            region: self.options.region,
+            ..Config::default()
+        }
+    }
+
+    /// Run the profile (see [`Session::run_with`]).
+    pub fn run(&self, progress: &mut dyn FnMut(u64, u64)) -> Report {
+        self.run_with(&mut (), progress)
+    }
+
+    /// Run the profile with another observer beside the profiler (it sees
+    /// every event after the profiler). `progress(done, total)` is called
+    /// after each frame. Emulation errors stop the run; the report then
+    /// covers the frames that finished and says why in `stopped`.
+    pub fn run_with<O: MdObserver>(&self, extra: &mut O, progress: &mut dyn FnMut(u64, u64)) -> Report {
+        let mut sys = System::new(&self.rom, self.config());
+        let watches = self.watches.iter().map(|w| (w.addr, w.size)).collect();
+        let mut prof = Profiler::new(self.attribution.clone(), self.options.from, self.options.top, watches);
+        let mut stopped = None;
+        let mut last_info: Option<FrameInfo> = None;
+        for frame in 0..self.options.frames {
+            sys.set_pad(0, self.pad1.buttons_at(frame));
+            sys.set_pad(1, self.pad2.buttons_at(frame));
+            let mut tee = Tee(&mut prof, &mut *extra);
+            match sys.run_frame(&mut tee) {
+                Ok(info) => {
+                    let n = sys.instructions();
+                    prof.frame_done(&info, &sys.view(), n);
+                    last_info = Some(info);
+                }
+                Err(e) => {
+                    stopped = Some(stop_message(&e));
+                    break;
+                }
+            }
+            progress(frame + 1, self.options.frames);
+        }
+        build::report(self, &mut prof, sys.region(), last_info, stopped)
+    }
+}
+
+fn stop_message(e: &RunError) -> String {
+    format!("emulation stopped: {e}")
+}
+
+/// Two observers as one: every event goes to `.0`, then `.1`.
+pub struct Tee<'a, A: MdObserver, B: MdObserver>(pub &'a mut A, pub &'a mut B);
+
+impl<A: MdObserver, B: MdObserver> MdObserver for Tee<'_, A, B> {
+    #[inline(always)]
+    fn frame_start(&mut self, frame: u64, view: &SystemView) {
+        self.0.frame_start(frame, view);
+        self.1.frame_start(frame, view);
+    }
+    #[inline(always)]
+    fn instruction(&mut self, pc: u32, cost: retroprof_megadrive::InstrCost, clock: &retroprof_megadrive::Clock) {
+        self.0.instruction(pc, cost, clock);
+        self.1.instruction(pc, cost, clock);
+    }
+    #[inline(always)]
+    fn exception(
+        &mut self,
+        kind: retroprof_m68k::ExceptionKind,
+        vector: u8,
+        handler: u32,
+        mclk: u32,
+        clock: &retroprof_megadrive::Clock,
+    ) {
+        self.0.exception(kind, vector, handler, mclk, clock);
+        self.1.exception(kind, vector, handler, mclk, clock);
+    }
+    #[inline(always)]
+    fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
+        self.0.call(from_pc, target, return_addr, sp);
+        self.1.call(from_pc, target, return_addr, sp);
+    }
+    #[inline(always)]
+    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
+        self.0.ret(from_pc, target, sp);
+        self.1.ret(from_pc, target, sp);
+    }
+    #[inline(always)]
+    fn vdp_write(&mut self, port: retroprof_megadrive::VdpPort, value: u16, clock: &retroprof_megadrive::Clock) {
+        self.0.vdp_write(port, value, clock);
+        self.1.vdp_write(port, value, clock);
+    }
+    #[inline(always)]
+    fn dma(&mut self, event: &retroprof_megadrive::DmaEvent) {
+        self.0.dma(event);
+        self.1.dma(event);
+    }
+    #[inline(always)]
+    fn at_pc(&mut self, pc: u32, view: &SystemView) {
+        self.0.at_pc(pc, view);
+        self.1.at_pc(pc, view);
+    }
+}
+
+/// A display label for a ROM path.
+pub fn rom_label(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Convenience for tests and tools: load a ROM file with its symbols found
+/// next to it and profile it.
+pub fn profile_file(rom: &Path, options: ProfileOptions) -> Result<Report, Box<dyn std::error::Error + Send + Sync>> {
+    let r = Rom::load(rom)?;
+    let syms = load_symbols(rom, None)?;
+    let s = Session::new(r, rom_label(rom), syms, options)?;
+    Ok(s.run(&mut |_, _| {}))
+}

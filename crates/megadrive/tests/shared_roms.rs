@@ -1,0 +1,171 @@
+//! Acceptance: the real SGDK ROMs of ../shared/roms run 3,600 frames with
+//! the reference pad script of ../shared/reference/README.md without
+//! halting and without unexpected exceptions, and show the screens a
+//! player would see:
+//! - golden screenshots (title, in game, after scripted input) checked by
+//!   pixel hash (tests/golden/shared_roms.txt; `RETROPROF_BLESS=1`
+//!   rewrites it, `RETROPROF_DUMP=DIR` writes the PNGs);
+//! - the pictures Genesis Plus GX showed at frames 120, 400, 800 and 1199
+//!   (../shared/reference/NAME.fN.png), compared pixel by pixel.
+
+#[path = "golden/support.rs"]
+mod support;
+
+use retroprof_m68k::ExceptionKind;
+use retroprof_megadrive::render::{read_png, Image};
+use retroprof_megadrive::{Clock, Config, InputScript, MdObserver, Rom, System};
+use support::Shot;
+
+/// The pad script of shared/reference/README.md.
+const SCRIPT: &str =
+    "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
+const FRAMES: u64 = 3600;
+/// Frames with a picture in ../shared/reference.
+const REFERENCE_FRAMES: [u64; 4] = [120, 400, 800, 1199];
+
+/// Records exceptions other than the interrupts and TRAPs a game may use.
+#[derive(Default)]
+struct Exceptions {
+    unexpected: Vec<(u64, ExceptionKind, u8, u32)>,
+    interrupts: [u64; 8],
+    traps: u64,
+}
+
+impl MdObserver for Exceptions {
+    fn exception(&mut self, kind: ExceptionKind, vector: u8, handler: u32, _m: u32, clock: &Clock) {
+        match kind {
+            // Level 4 = HINT, level 6 = VINT, level 2 = external (pad TH).
+            ExceptionKind::Interrupt(l) if matches!(l, 2 | 4 | 6) => {
+                self.interrupts[l as usize] += 1
+            }
+            ExceptionKind::Trap(_) => self.traps += 1,
+            _ => {
+                if self.unexpected.len() < 16 {
+                    self.unexpected.push((clock.frame(), kind, vector, handler));
+                }
+            }
+        }
+    }
+}
+
+struct Run {
+    shots: Vec<Shot>,
+    exceptions: Exceptions,
+}
+
+/// Run `name` for [`FRAMES`] frames with the reference script, taking
+/// pictures at `shot_frames`.
+fn run(name: &str, shot_frames: &[(u64, &str)]) -> Run {
+    let shared = support::shared();
+    let rom_path = support::must_exist(shared.join(format!("roms/{name}/rom.bin")));
+    let rom = Rom::load(&rom_path).unwrap_or_else(|e| panic!("{}: {e}", rom_path.display()));
+    let script = InputScript::parse(&[SCRIPT]).expect("reference pad script");
+    let config = Config {
+        // Fail on any error exception (also checked by the observer).
+        stop_on_error_exception: true,
+        ..Config::default()
+    };
+    let mut sys = System::new(&rom, config);
+    let mut obs = Exceptions::default();
+    let mut shots = Vec::new();
+    for f in 0..FRAMES {
+        sys.set_pad(0, script.buttons_at(f));
+        let shot = shot_frames.iter().find(|s| s.0 == f);
+        if shot.is_some() {
+            sys.request_screenshot();
+        }
+        sys.run_frame(&mut obs)
+            .unwrap_or_else(|e| panic!("{name}: frame {f}: {e}"));
+        if let Some(&(_, label)) = shot {
+            let (sf, image) = sys.take_screenshot().expect("screenshot");
+            assert_eq!(sf, f);
+            shots.push(Shot {
+                name: format!("{name}.{label}"),
+                frame: f,
+                image,
+            });
+        }
+    }
+    assert!(
+        obs.unexpected.is_empty(),
+        "{name}: unexpected exceptions (frame, kind, vector, handler): {:X?}",
+        obs.unexpected
+    );
+    assert!(
+        obs.interrupts[6] >= FRAMES - 10,
+        "{name}: only {} VINTs in {FRAMES} frames",
+        obs.interrupts[6]
+    );
+    println!(
+        "{name}: {FRAMES} frames, interrupts by level {:?}, TRAPs {}",
+        obs.interrupts, obs.traps
+    );
+    Run {
+        shots,
+        exceptions: obs,
+    }
+}
+
+/// Differing pixels between our picture at `frame` and GPGX's.
+fn reference_diff(name: &str, shot: &Shot) -> usize {
+    let path = support::must_exist(
+        support::shared().join(format!("reference/{name}.f{}.png", shot.frame)),
+    );
+    let reference: Image = read_png(&path).unwrap_or_else(|e| panic!("{e}"));
+    shot.image.count_differences(&reference).unwrap_or_else(|| {
+        panic!(
+            "frame {}: our picture is {}x{}, {} is {}x{}",
+            shot.frame,
+            shot.image.width,
+            shot.image.height,
+            path.display(),
+            reference.width,
+            reference.height
+        )
+    })
+}
+
+fn shot_list(extra: &[(u64, &'static str)]) -> Vec<(u64, &'static str)> {
+    let mut v: Vec<(u64, &'static str)> = vec![
+        (120, "f120"),
+        (400, "f400"),
+        (800, "f800"),
+        (1199, "f1199"),
+    ];
+    v.extend_from_slice(extra);
+    v.sort();
+    v
+}
+
+#[test]
+fn vnmd_runs_3600_frames_and_matches_reference_pictures() {
+    // 120: title, 400: text after the first Start, 800/1199: later pages
+    // after the C presses; 3599: where the script leaves it.
+    let r = run("vnmd", &shot_list(&[(3599, "f3599")]));
+    assert!(r.exceptions.unexpected.is_empty());
+    for s in &r.shots {
+        if REFERENCE_FRAMES.contains(&s.frame) {
+            let d = reference_diff("vnmd", s);
+            println!("vnmd frame {}: {d} pixels differ from the reference", s.frame);
+            assert_eq!(d, 0, "vnmd frame {}: differs from GPGX's picture", s.frame);
+        }
+    }
+    support::check_golden("shared_roms.vnmd.txt", &r.shots);
+}
+
+#[test]
+fn platformer_runs_3600_frames() {
+    let r = run("platformer", &shot_list(&[(3599, "f3599")]));
+    assert!(r.exceptions.unexpected.is_empty());
+    for s in &r.shots {
+        if REFERENCE_FRAMES.contains(&s.frame) {
+            let d = reference_diff("platformer", s);
+            println!(
+                "platformer frame {}: {d} of {} pixels differ from the reference",
+                s.frame,
+                s.image.pixels.len()
+            );
+        }
+    }
+    support::check_golden("shared_roms.platformer.txt", &r.shots);
+}
