@@ -24,6 +24,8 @@ struct Cli {
 enum Command {
     /// Run a Mega Drive ROM headless (scripted pads, screenshots) and report its speed.
     Run(cmd::run::RunArgs),
+    /// Profile a Mega Drive ROM's frame budget: load, dropped frames, DMA, top functions.
+    Profile(cmd::profile::ProfileArgs),
     /// Replay an allocation log: leaks, peak, churn, size histogram, memory map picture.
     Heap(cmd::heap::HeapArgs),
     /// Turn program-counter histograms and a linker map into a per-function profile.
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Heap(args)) => cmd::heap::run(args),
         Some(Command::Run(args)) => cmd::run::run(args),
+        Some(Command::Profile(args)) => cmd::profile::run(args),
         Some(Command::Samples(args)) => cmd::samples::run(args),
     };
     match result {

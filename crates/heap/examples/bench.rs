@@ -33,7 +33,7 @@ fn run(name: &str, text: Vec<u8>, events: u64) {
         (Some(a), Some(b)) => format!(
             "; parse+replay thread CPU {:.3} s = {:.2} M events/s",
             b - a,
-            a_events(events) / (b - a) / 1e6
+            events as f64 / (b - a) / 1e6
         ),
         _ => String::new(),
     };
@@ -64,14 +64,16 @@ fn main() {
     std::io::Write::write_all(&mut gz, &daedalus).expect("in memory");
     let gz = gz.finish().expect("in memory");
     println!(
-        "generated {events} events in {:.2} s",
-        t.elapsed().as_secs_f64()
+        "generated {events} events in {:.2} s (load average {})",
+        t.elapsed().as_secs_f64(),
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     run("daedalus", daedalus, events);
     run("generic", generic, events);
     run("gzip", gz, events);
-}
-
-fn a_events(n: u64) -> f64 {
-    n as f64
 }

@@ -225,28 +225,36 @@ pub fn assign_colours(a: &Analysis) -> Vec<[u8; 3]> {
     out
 }
 
-/// Which blocks (of `block_bytes`) to draw: all between the lowest and
-/// highest used one when there are few, else only the used ones.
-fn choose_blocks(blocks: &[LiveBlock], block_bytes: u64) -> (Vec<u64>, bool) {
-    let mut used = BTreeSet::new();
+/// Which blocks (of `block_bytes`) to draw, in address order: all between
+/// the lowest and highest used one when there are at most [`MAX_BLOCKS`],
+/// else the [`MAX_BLOCKS`] holding the most live bytes. Also returns the
+/// number of used blocks.
+fn choose_blocks(blocks: &[LiveBlock], block_bytes: u64) -> (Vec<u64>, usize) {
+    let mut used: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
     for b in blocks {
+        let end = b.ptr + b.size.max(1); // cannot overflow: checked on replay
         let first = b.ptr / block_bytes;
-        let last = (b.ptr + b.size.max(1) - 1) / block_bytes;
-        let mut k = first;
-        while k <= last && used.len() <= MAX_BLOCKS {
-            used.insert(k);
-            k += 1;
+        let last = (end - 1) / block_bytes;
+        // A huge block counts in its first blocks only (bounded work).
+        for k in first..=last.min(first + 4 * MAX_BLOCKS as u64) {
+            let lo = (k * block_bytes).max(b.ptr);
+            let hi = (k + 1).saturating_mul(block_bytes).min(end);
+            *used.entry(k).or_insert(0) += hi - lo;
         }
     }
-    let (Some(&lo), Some(&hi)) = (used.first(), used.last()) else {
-        return (Vec::new(), false);
+    let n = used.len();
+    let (Some((&lo, _)), Some((&hi, _))) = (used.first_key_value(), used.last_key_value()) else {
+        return (Vec::new(), 0);
     };
     if hi - lo < MAX_BLOCKS as u64 {
-        ((lo..=hi).collect(), false)
-    } else {
-        let v: Vec<u64> = used.into_iter().take(MAX_BLOCKS).collect();
-        (v, true)
+        return ((lo..=hi).collect(), n);
     }
+    let mut v: Vec<(u64, u64)> = used.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    v.truncate(MAX_BLOCKS);
+    let mut keys: Vec<u64> = v.into_iter().map(|(k, _)| k).collect();
+    keys.sort_unstable();
+    (keys, n)
 }
 
 struct Layout {
@@ -332,7 +340,8 @@ fn truncate(s: &str, max: usize) -> String {
 pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
     let bpp = o.bytes_per_pixel.max(1);
     let block_bytes = (TILE * TILE * TILES * TILES) as u64 * bpp;
-    let (chosen, sparse) = choose_blocks(blocks, block_bytes);
+    let (chosen, used_blocks) = choose_blocks(blocks, block_bytes);
+    let sparse = used_blocks > chosen.len();
     let cols = chosen.len().clamp(1, 4);
     let rows = chosen.len().div_ceil(cols).max(1);
     let cell_h = LINE_H + 2 + BLOCK_PX + BLOCK_GAP;
@@ -381,7 +390,11 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
         size_text(block_bytes)
     );
     if sparse {
-        sub.push_str("; empty blocks skipped");
+        sub.push_str(&format!(
+            "; the {} fullest of {} used blocks shown",
+            chosen.len(),
+            used_blocks
+        ));
     }
     let width = 2 * MARGIN
         + map_w
@@ -478,6 +491,13 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
             }
         };
         for b in blocks {
+            if layout.pos(b.ptr).is_none() {
+                // Not drawn: ends the current run.
+                if let Some(r) = run.take() {
+                    flush(r, &mut best_run);
+                }
+                continue;
+            }
             let end = b.ptr + b.size.max(1);
             run = match run {
                 Some((s, lo, _)) if s == b.site => Some((s, lo, end)),
@@ -611,4 +631,43 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
         );
     }
     img
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(ptr: u64, size: u64) -> LiveBlock {
+        LiveBlock {
+            ptr,
+            size,
+            site: 0,
+            event: 1,
+            frame: 0,
+            line: 1,
+            array: false,
+        }
+    }
+
+    #[test]
+    fn contiguous_blocks_when_few_fullest_when_many() {
+        let mb = 1 << 20;
+        // Two used blocks 3 MB apart: the four blocks between are drawn.
+        let (v, n) = choose_blocks(&[block(0x0900_0000, 16), block(0x0930_0010, 16)], mb);
+        assert_eq!(v, [0x90, 0x91, 0x92, 0x93]);
+        assert_eq!(n, 2);
+        // 100 used blocks far apart, one of them full: it is kept.
+        let mut live: Vec<LiveBlock> = (0..100).map(|i| block(i * 4 * mb, 16)).collect();
+        live.push(block(399 * mb, mb));
+        live.sort_by_key(|b| b.ptr);
+        let (v, n) = choose_blocks(&live, mb);
+        assert_eq!(n, 101);
+        assert_eq!(v.len(), MAX_BLOCKS);
+        assert!(v.contains(&399));
+        assert!(v.windows(2).all(|w| w[0] < w[1]));
+        // A block spanning everything counts in its first blocks only.
+        let (v, _) = choose_blocks(&[block(0, u64::MAX / 2)], mb);
+        assert_eq!(v.len(), MAX_BLOCKS);
+        assert_eq!(v[0], 0);
+    }
 }

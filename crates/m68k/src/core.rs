@@ -53,6 +53,47 @@ pub(crate) const T_BIT: u16 = 0x8000;
 /// The SR bits that exist on a 68000.
 pub(crate) const SR_MASK: u16 = 0xA71F;
 
+/// The 16 condition tests of the 68000 (PRM table 3-19) as truth tables:
+/// bit `nzvc` (the low four CCR bits) of `COND[cc]` is the result of
+/// condition `cc` for those flags.
+pub(crate) static COND: [u16; 16] = {
+    let mut t = [0u16; 16];
+    let mut cc = 0;
+    while cc < 16 {
+        let mut f = 0;
+        while f < 16 {
+            let c = f & 1 != 0;
+            let v = f & 2 != 0;
+            let z = f & 4 != 0;
+            let n = f & 8 != 0;
+            let r = match cc {
+                0 => true,
+                1 => false,
+                2 => !c && !z,
+                3 => c || z,
+                4 => !c,
+                5 => c,
+                6 => !z,
+                7 => z,
+                8 => !v,
+                9 => v,
+                10 => !n,
+                11 => n,
+                12 => n == v,
+                13 => n != v,
+                14 => !z && n == v,
+                _ => z || n != v,
+            };
+            if r {
+                t[cc] |= 1 << f;
+            }
+            f += 1;
+        }
+        cc += 1;
+    }
+    t
+};
+
 /// One execution of the core against a bus and an observer.
 pub(crate) struct Ctx<'a, B: Bus, O: Observer> {
     pub c: &'a mut Cpu,
@@ -345,32 +386,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         self.c.sr = f;
     }
 
-    /// Condition code test (cc field 0-15).
+    /// Condition code test (cc field 0-15): a bit lookup in [`COND`]
+    /// (no branch on the condition).
     #[inline(always)]
     pub fn cond(&self, cc: u16) -> bool {
-        let sr = self.c.sr;
-        let c = sr & C != 0;
-        let v = sr & V != 0;
-        let z = sr & Z != 0;
-        let n = sr & N != 0;
-        match cc & 15 {
-            0 => true,
-            1 => false,
-            2 => !c && !z,
-            3 => c || z,
-            4 => !c,
-            5 => c,
-            6 => !z,
-            7 => z,
-            8 => !v,
-            9 => v,
-            10 => !n,
-            11 => n,
-            12 => n == v,
-            13 => n != v,
-            14 => !z && n == v,
-            _ => z || n != v,
-        }
+        (COND[(cc & 15) as usize] >> (self.c.sr & 15)) & 1 != 0
     }
 
     // ----- arithmetic with flags -----

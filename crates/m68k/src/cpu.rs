@@ -1,8 +1,28 @@
 //! The CPU state and its public API.
+//!
+//! Behaviour summary (details in the module of each part):
+//! - Every instruction is executed with its exact bus-cycle sequence (order,
+//!   function code, data, start time) and internal idle periods, as
+//!   recorded by the SingleStepTests/m68000 collection; waits returned by
+//!   the bus delay everything after them.
+//! - A step is one instruction, one exception entry taken between
+//!   instructions (trace, interrupt) or one STOP wait. After each
+//!   instruction [`Bus::boundary`] is called: its `extra` cycles are charged
+//!   to that instruction and its `ipl` is compared with the SR mask (level 7
+//!   is edge-triggered); a pending interrupt is entered at the next step.
+//! - The observer hears `instruction(pc, cycles)` for every instruction
+//!   (including its boundary `extra`; a STOP wait is reported as time in the
+//!   STOP instruction) and `exception(..)` for every exception entry; the
+//!   two never count the same cycle twice, so their sum is the elapsed time.
+//! - STOP does not spin: while stopped the core jumps to
+//!   [`Bus::next_event`] (or to the `run_until` target).
+//! - A bus or address error during group-0 exception processing is a
+//!   double bus fault: the core halts, calls [`Bus::halted`], `step` returns
+//!   0 and `run_until` returns [`Stop::Halted`] until the next `reset`.
 
 use crate::bus::{Bus, Observer};
 use crate::core::{Ctx, SR_MASK, S_BIT, T_BIT};
-use crate::decode::{self, Op};
+use crate::decode::{self, Entry};
 
 /// Programmer-visible state, in the layout of the single-step tests.
 ///
@@ -49,8 +69,12 @@ pub struct Cpu {
     pub(crate) trace_pending: bool,
     /// Interrupt level sampled at the last boundary.
     pub(crate) ipl: u8,
-    /// Previous level, for the edge-triggered level 7.
-    pub(crate) last_ipl: u8,
+    /// Something other than "execute the next untraced instruction" may be
+    /// due (trace, interrupt, STOP, halt, or the T bit is set): the step
+    /// takes its slow path. Invariant: true whenever `halted`,
+    /// `trace_pending`, `nmi_pending`, `stopped` or SR's T bit is set, or
+    /// `ipl` exceeds the SR mask.
+    pub(crate) attention: bool,
     pub(crate) nmi_pending: bool,
     /// Address of the instruction being executed.
     pub(crate) inst_pc: u32,
@@ -74,7 +98,7 @@ pub struct Cpu {
     /// Set by group-1 exceptions (illegal, line A/F, privilege violation),
     /// which are not followed by a trace exception.
     pub(crate) no_trace: bool,
-    table: &'static [Op; 65536],
+    table: &'static [Entry; 65536],
 }
 
 impl Default for Cpu {
@@ -92,7 +116,7 @@ impl Default for Cpu {
             stopped: false,
             trace_pending: false,
             ipl: 0,
-            last_ipl: 0,
+            attention: true,
             nmi_pending: false,
             inst_pc: 0,
             fault_pc_adj: 0,
@@ -167,6 +191,7 @@ impl Cpu {
         self.stopped = false;
         self.trace_pending = false;
         self.nmi_pending = false;
+        self.attention = true;
     }
 
     /// Set the time counter (e.g. to align with a host clock).
@@ -181,6 +206,9 @@ impl Cpu {
             std::mem::swap(&mut self.a[7], &mut self.other_sp);
         }
         self.sr = sr;
+        // Tracing and a lowered interrupt mask are handled on the slow
+        // path; re-evaluated at the next step.
+        self.attention = true;
     }
 
     /// Power-on reset: reads SSP and PC from vectors 0 and 1, fills the
@@ -190,6 +218,7 @@ impl Cpu {
         self.stopped = false;
         self.trace_pending = false;
         self.nmi_pending = false;
+        self.attention = true;
         let mut o = ();
         let mut cx = Ctx {
             c: self,
@@ -229,10 +258,19 @@ impl Cpu {
             o: obs,
         };
         while cx.c.cycles < target {
-            if cx.c.halted {
-                return Stop::Halted;
+            if cx.c.attention {
+                if cx.c.halted {
+                    return Stop::Halted;
+                }
+                if cx.attend(target) {
+                    continue;
+                }
+                if cx.c.sr & T_BIT != 0 {
+                    cx.instruction::<true>();
+                    continue;
+                }
             }
-            cx.step(target);
+            cx.instruction::<false>();
         }
         if cx.c.halted {
             Stop::Halted
@@ -243,21 +281,35 @@ impl Cpu {
 }
 
 impl<B: Bus, O: Observer> Ctx<'_, B, O> {
-    /// One step: a pending trace or interrupt entry, a STOP wait, or one
-    /// instruction followed by its boundary.
+    /// The slow part of a step, taken only when `attention` is set: a
+    /// pending trace or interrupt entry, or a STOP wait. Returns true when
+    /// it used up the step.
+    #[inline(never)]
+    fn attend(&mut self, target: u64) -> bool {
+        let used = self.attend_inner(target);
+        let c = &mut *self.c;
+        c.attention = c.trace_pending
+            || c.nmi_pending
+            || c.stopped
+            || c.halted
+            || c.sr & T_BIT != 0
+            || c.ipl > ((c.sr >> 8) & 7) as u8;
+        used
+    }
+
     #[inline(always)]
-    fn step(&mut self, target: u64) {
+    fn attend_inner(&mut self, target: u64) -> bool {
         if self.c.trace_pending {
             self.c.trace_pending = false;
             self.trace_exception();
-            return;
+            return true;
         }
         let level = self.c.ipl;
         if level > ((self.c.sr >> 8) & 7) as u8 || self.c.nmi_pending {
             self.c.nmi_pending = false;
             if level > 0 {
                 self.interrupt(level);
-                return;
+                return true;
             }
         }
         if self.c.stopped {
@@ -275,12 +327,36 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             // (PC and queue still point just past it).
             let pc = self.c.pc.wrapping_sub(4);
             self.boundary(now, Some(pc));
+            return true;
+        }
+        false
+    }
+
+    /// One step: a pending trace or interrupt entry, a STOP wait, or one
+    /// instruction followed by its boundary.
+    #[inline(always)]
+    fn step(&mut self, target: u64) {
+        if self.c.attention && self.attend(target) {
             return;
         }
+        if self.c.sr & T_BIT != 0 {
+            self.instruction::<true>();
+        } else {
+            self.instruction::<false>();
+        }
+    }
+
+    /// One instruction followed by its boundary; `TRACING`: SR's T bit is
+    /// set (a trace exception follows the instruction).
+    #[inline(always)]
+    fn instruction<const TRACING: bool>(&mut self) {
         let start = self.c.cycles;
         let pc = self.c.pc.wrapping_sub(4);
         self.c.inst_pc = pc;
-        let tracing = self.c.sr & T_BIT != 0;
+        let tracing = TRACING;
+        if tracing {
+            self.c.no_trace = false;
+        }
         let op = self.c.ird;
         self.c.cur_op = op;
         // A u16 index into a 65536-entry array: no bounds check.
@@ -294,7 +370,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
                     // followed by the trace exception; illegal-instruction
                     // and privilege-violation entries are not.
                     self.c.trace_pending = !self.c.no_trace && !self.c.halted;
-                    self.c.no_trace = false;
+                    self.c.attention |= self.c.trace_pending;
                 }
             }
             Err(f) => self.group0(f),
@@ -303,6 +379,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         self.boundary(start, Some(pc));
     }
 
+    /// After an instruction (or a STOP wait): the bus's extra cycles, the
+    /// observer report, interrupt sampling.
     #[inline(always)]
     fn boundary(&mut self, start: u64, pc: Option<u32>) {
         let bd = self.b.boundary(self.c.cycles);
@@ -311,10 +389,17 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.o.instruction(pc, (self.c.cycles - start) as u32);
         }
         let ipl = bd.ipl & 7;
-        if ipl == 7 && self.c.last_ipl != 7 {
-            self.c.nmi_pending = true;
+        if ipl != self.c.ipl {
+            if ipl == 7 {
+                // Level 7 is edge-triggered (non-maskable).
+                self.c.nmi_pending = true;
+                self.c.attention = true;
+            }
+            self.c.ipl = ipl;
         }
-        self.c.last_ipl = ipl;
-        self.c.ipl = ipl;
+        // (A pending NMI has already set `attention`, see its invariant.)
+        if ipl > ((self.c.sr >> 8) & 7) as u8 {
+            self.c.attention = true;
+        }
     }
 }

@@ -534,14 +534,60 @@ fn decode4(op: u16) -> Op {
     }
 }
 
-static TABLE: OnceLock<Box<[Op; 65536]>> = OnceLock::new();
+/// One decode-table entry: the operation and, for the size- and
+/// mode-specialised handlers, `sm` = size index (0 byte, 1 word, 2 long)
+/// * 16 + [`crate::ea::ea_index`] of the opcode's EA field, so that the
+/// dispatcher picks the specialised handler with one jump.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(4))]
+pub(crate) struct Entry {
+    pub op: Op,
+    pub sm: u8,
+}
+
+fn size_index(s: Sz) -> u8 {
+    match s {
+        Sz::B => 0,
+        Sz::W => 1,
+        Sz::L => 2,
+    }
+}
+
+/// The `sm` byte of [`Entry`] for opcode word `w` decoded as `op`.
+fn size_mode(w: u16, op: Op) -> u8 {
+    let s = match op {
+        Op::Move(s)
+        | Op::Movea(s)
+        | Op::Clr(s)
+        | Op::AluToD(_, s)
+        | Op::AluToEa(_, s)
+        | Op::AluImm(_, s)
+        | Op::AluA(_, s)
+        | Op::Addq(s)
+        | Op::Subq(s)
+        | Op::Tst(s) => s,
+        _ => return 0,
+    };
+    size_index(s) * 16 + crate::ea::ea_index(w)
+}
+
+static TABLE: OnceLock<Box<[Entry; 65536]>> = OnceLock::new();
 
 /// The decode table (built on first use, then shared).
-pub(crate) fn table() -> &'static [Op; 65536] {
+pub(crate) fn table() -> &'static [Entry; 65536] {
     TABLE.get_or_init(|| {
-        let mut t = Box::new([Op::Illegal; 65536]);
+        let mut t = Box::new(
+            [Entry {
+                op: Op::Illegal,
+                sm: 0,
+            }; 65536],
+        );
         for (i, e) in t.iter_mut().enumerate() {
-            *e = decode(i as u16);
+            let op = decode(i as u16);
+            *e = Entry {
+                op,
+                sm: size_mode(i as u16, op),
+            };
         }
         t
     })

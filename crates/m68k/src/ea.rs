@@ -19,6 +19,23 @@ pub(crate) enum Loc {
     Imm(u32),
 }
 
+/// "Mode not known at compile time" for the `M` parameter of
+/// [`Ctx::resolve_m`].
+pub(crate) const DYN: u8 = 0xFF;
+
+/// Compile-time mode index of an effective-address field: the mode (0-6)
+/// for register modes, 7 + register for mode 7 (7..=11); 12 for the
+/// invalid mode-7 registers 5-7 (never decoded as valid).
+#[inline(always)]
+pub(crate) fn ea_index(ea: u16) -> u8 {
+    let mode = ((ea >> 3) & 7) as u8;
+    if mode == 7 {
+        7 + ((ea & 7) as u8).min(5)
+    } else {
+        mode
+    }
+}
+
 impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// Brief-format index extension word: disp8 + Xn.
     #[inline(always)]
@@ -50,8 +67,22 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// (it does for reads and read-modify-writes, not for MOVE destinations).
     #[inline(always)]
     pub fn resolve<const S: u32, const PD_IDLE: bool>(&mut self, ea: u16) -> R<Loc> {
-        let r = (ea & 7) as usize;
-        Ok(match (ea >> 3) & 7 {
+        self.resolve_m::<S, PD_IDLE, DYN>(ea)
+    }
+
+    /// [`Self::resolve`] with the mode known at compile time: `M` is an
+    /// [`ea_index`] value (or [`DYN`]: taken from `ea` at run time), so
+    /// that handlers specialised per addressing mode do no mode dispatch.
+    #[inline(always)]
+    pub fn resolve_m<const S: u32, const PD_IDLE: bool, const M: u8>(&mut self, ea: u16) -> R<Loc> {
+        let (mode, r) = if M == DYN {
+            ((ea >> 3) & 7, (ea & 7) as usize)
+        } else if M >= 7 {
+            (7, (M - 7) as usize)
+        } else {
+            (M as u16, (ea & 7) as usize)
+        };
+        Ok(match mode {
             0 => Loc::D(r),
             1 => Loc::A(r),
             2 => Loc::Mem(self.c.a[r]),
@@ -88,7 +119,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
                 let e = self.ext()?;
                 Loc::Mem(self.index(self.c.a[r], e))
             }
-            _ => match r {
+            _ => match r & 7 {
                 0 => Loc::Mem(self.ext()? as i16 as i32 as u32),
                 1 => Loc::Mem(self.ext_l()?),
                 2 => {
@@ -160,7 +191,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// Resolve and read in one go (source operands).
     #[inline(always)]
     pub fn read_ea<const S: u32>(&mut self, ea: u16) -> R<u32> {
-        let loc = self.resolve::<S, true>(ea)?;
+        self.read_ea_m::<S, DYN>(ea)
+    }
+
+    /// [`Self::read_ea`] with the mode known at compile time (see
+    /// [`Self::resolve_m`]).
+    #[inline(always)]
+    pub fn read_ea_m<const S: u32, const M: u8>(&mut self, ea: u16) -> R<u32> {
+        let loc = self.resolve_m::<S, true, M>(ea)?;
         self.read_loc::<S>(loc)
     }
 

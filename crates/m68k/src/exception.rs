@@ -166,6 +166,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
 
     pub(crate) fn halt(&mut self) {
         self.c.halted = true;
+        self.c.attention = true;
         self.b.halted(self.c.cycles);
     }
 

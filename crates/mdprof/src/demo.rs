@@ -22,7 +22,10 @@ pub const LABEL: &str = "<built-in demo: known-costs test ROM>";
 pub fn load() -> (Rom, Symbols) {
     let rom = Rom::from_bytes(Path::new(LABEL), ROM.to_vec())
         .expect("the embedded known-costs ROM is a valid ROM");
-    let syms = Symbols::parse_elf(Path::new("<built-in demo>/rom.elf"), ELF)
+    // A heap copy: the ELF reader wants aligned data, which an embedded
+    // byte array does not guarantee.
+    let elf = ELF.to_vec();
+    let syms = Symbols::parse_elf(Path::new("<built-in demo>/rom.elf"), &elf)
         .expect("the embedded known-costs ELF parses");
     (rom, syms)
 }

@@ -505,8 +505,23 @@ impl Profiler {
     /// End of a frame: call after `System::run_frame` returned `info`, with
     /// the system's view (for the watches) and its instruction count.
     pub fn frame_done(&mut self, info: &FrameInfo, view: &SystemView, instructions: u64) {
+        let watch = self
+            .watches
+            .iter()
+            .map(|&(a, s)| match s {
+                1 => view.read_byte(a) as u32,
+                2 => view.read_word(a) as u32,
+                _ => view.read_long(a),
+            })
+            .collect();
+        self.frame_done_at(info, view.mclk(), watch, instructions);
+    }
+
+    /// [`Profiler::frame_done`] with the CPU's time `now` (master clocks,
+    /// may be past `info.end_mclk` by the last instruction's overrun) and
+    /// the watch values already read.
+    pub fn frame_done_at(&mut self, info: &FrameInfo, now: u64, watch: Vec<u32>, instructions: u64) {
         // Split an instruction that ran past the frame's end.
-        let now = view.mclk();
         let over = now.saturating_sub(info.end_mclk);
         let last = self.last_attr;
         let over = over.min(self.mclk[last as usize] - self.snap[last as usize]);
@@ -542,15 +557,6 @@ impl Profiler {
         // STOP time (no instruction ran) counts as idle.
         let stopped = span.saturating_sub(busy + idle);
         idle += stopped;
-        let watch = self
-            .watches
-            .iter()
-            .map(|&(a, s)| match s {
-                1 => view.read_byte(a) as u32,
-                2 => view.read_word(a) as u32,
-                _ => view.read_long(a),
-            })
-            .collect();
         let acc = std::mem::take(&mut self.fa);
         self.frames.push(RawFrame {
             frame: info.frame,
@@ -609,7 +615,8 @@ impl Profiler {
         v
     }
 
-    pub(crate) fn node_count(&self) -> usize {
+    /// Distinct stacks seen so far.
+    pub fn node_count(&self) -> usize {
         self.nodes.len()
     }
 }
@@ -625,7 +632,7 @@ impl MdObserver for Profiler {
         let a = self.attr.id(pc);
         if a != self.cur_attr {
             if self.cpu_start.is_none() {
-                self.cpu_start = Some(clock.mclk() - cost.total as u64);
+                self.cpu_start = Some(clock.mclk().saturating_sub(cost.total as u64));
             }
             self.switch(a, clock);
         }
@@ -646,7 +653,7 @@ impl MdObserver for Profiler {
             return;
         }
         if self.cpu_start.is_none() {
-            self.cpu_start = Some(clock.mclk() - mclk as u64);
+            self.cpu_start = Some(clock.mclk().saturating_sub(mclk as u64));
         }
         if matches!(kind, ExceptionKind::Interrupt(_)) {
             self.fa.interrupts += 1;
@@ -701,5 +708,145 @@ impl MdObserver for Profiler {
             }
             DmaKind::Fill(_) | DmaKind::Copy => self.fa.dma_fill_copy += e.bytes as u64,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use retroprof_symbols::{IndexOptions, Symbol, SymbolKind, SymbolTable};
+
+    fn sym(name: &str, addr: u64) -> Symbol {
+        Symbol {
+            name: name.into(),
+            addr,
+            size: None,
+            kind: SymbolKind::Text,
+            global: true,
+            module: None,
+            file: None,
+            line: None,
+        }
+    }
+
+    /// game 0x200, VDP_waitVBlank 0x300 (idle), helper 0x400, handler
+    /// 0x500 (RTE at 0x502), .lab label 0x220 inside game.
+    fn profiler() -> Profiler {
+        let table = SymbolTable::new(vec![
+            sym("game", 0x200),
+            sym(".lab", 0x220),
+            sym("VDP_waitVBlank", 0x300),
+            sym("helper", 0x400),
+            sym("handler", 0x500),
+            sym("_etext", 0x600),
+        ]);
+        let mut rom = vec![0u8; 0x800];
+        rom[0x502] = 0x4E;
+        rom[0x503] = 0x73;
+        let idx = FunctionIndex::build(&table, None, &IndexOptions::mega_drive(rom.len() as u64)).unwrap();
+        let (attr, found) = Attribution::build(&idx, &rom, &["VDP_waitVBlank".to_string(), "VDP_waitVSync".to_string()]);
+        assert_eq!(found, vec!["VDP_waitVBlank".to_string()]);
+        Profiler::new(attr, 0, 5, Vec::new())
+    }
+
+    fn cost(c: u32) -> InstrCost {
+        InstrCost {
+            total: c * 7,
+            ..InstrCost::default()
+        }
+    }
+
+    fn info(frame: u64) -> FrameInfo {
+        FrameInfo {
+            frame,
+            start_mclk: frame * 896_040,
+            end_mclk: (frame + 1) * 896_040,
+            lines: 262,
+            active_lines: 224,
+            pal: false,
+        }
+    }
+
+    #[test]
+    fn loop_start_rule_ignores_calls_from_the_wait_and_interrupts() {
+        let mut p = profiler();
+        let c = Clock::default();
+        let i = |p: &mut Profiler, pc: u32, n: u32| p.instruction(pc, cost(n), &c);
+        i(&mut p, 0x200, 10); // game
+        p.call(0x210, 0x300, 0x214, 0xFFF0);
+        i(&mut p, 0x210, 20); // jsr VDP_waitVBlank
+        i(&mut p, 0x300, 8); // wait entered
+        p.call(0x302, 0x400, 0x306, 0xFFEC);
+        i(&mut p, 0x302, 18); // the wait calls a helper
+        i(&mut p, 0x400, 30); // helper: busy, not a loop start
+        p.ret(0x402, 0x306, 0xFFF0);
+        i(&mut p, 0x402, 16);
+        i(&mut p, 0x306, 10); // back in the wait
+        // An interrupt during the wait.
+        p.exception(ExceptionKind::Interrupt(6), 30, 0x500, 44 * 7, &c);
+        i(&mut p, 0x500, 12);
+        p.ret(0x502, 0x308, 0xFFF0);
+        i(&mut p, 0x502, 20);
+        i(&mut p, 0x308, 10); // still waiting
+        assert_eq!(p.fa.loop_starts, 0);
+        // The wait returns; an interrupt is taken at the edge.
+        p.ret(0x30A, 0x214, 0xFFF4);
+        i(&mut p, 0x30A, 16);
+        p.exception(ExceptionKind::Interrupt(6), 30, 0x500, 44 * 7, &c);
+        i(&mut p, 0x500, 12);
+        assert_eq!(p.fa.loop_starts, 0, "an interrupt at the wait's edge is not a loop start");
+        p.ret(0x502, 0x214, 0xFFF4);
+        i(&mut p, 0x502, 20);
+        i(&mut p, 0x214, 4); // game code again: the loop starts here
+        assert_eq!(p.fa.loop_starts, 1);
+        assert_eq!(p.first_loop_frame, Some(0));
+        // A bsr to a local label of the same function is not a call.
+        p.call(0x216, 0x220, 0x218, 0xFFF0);
+        i(&mut p, 0x216, 18);
+        i(&mut p, 0x220, 4);
+        let total: u64 = 10 + 20 + 8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16 + 44 + 12 + 20 + 4 + 18 + 4;
+        p.frame_done_at(&info(0), 0, Vec::new(), 0);
+        let f = &p.frames[0];
+        assert_eq!(f.acc.loop_starts, 1);
+        assert_eq!(f.acc.interrupts, 2);
+        let idle = 8 + 18 + 16 + 10 + 10 + 16;
+        // STOP time: the test clock does not move, so the rest of the frame
+        // counts as idle.
+        assert_eq!(f.idle_mclk, idle * 7 + (896_040 - total * 7));
+        assert_eq!(f.busy_mclk, (total - idle) * 7);
+        let helper = p.attr.id(0x400) as usize;
+        let game = p.attr.id(0x200) as usize;
+        let handler = p.attr.id(0x500) as usize;
+        let wait = p.attr.id(0x300) as usize;
+        assert_eq!(p.calls[helper], 1);
+        assert_eq!(p.calls[game], 0, "a label bsr is not a call");
+        assert_eq!(p.calls[handler], 2);
+        assert_eq!(p.calls[wait], 1);
+        // Interrupt entry is charged to the handler.
+        assert_eq!(p.mclk[handler], (44 + 12 + 20) * 2 * 7);
+        // Inclusive: the wait includes the helper and the interrupt it took.
+        let (nodes, _) = p.counted_tree();
+        let mut inc = 0;
+        for (n, &m) in nodes.iter().enumerate() {
+            if p.node_path(n as u32).contains(&(wait as u32)) {
+                inc += m;
+            }
+        }
+        assert_eq!(inc, (8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16) * 7);
+    }
+
+    #[test]
+    fn straddling_instruction_is_split_and_drops_counted() {
+        let mut p = profiler();
+        let c = Clock::default();
+        p.instruction(0x200, cost(100), &c);
+        // The CPU ended 70 mclk past the frame end: those belong to frame 1.
+        p.frame_done_at(&info(0), 896_040 + 70, Vec::new(), 1);
+        p.instruction(0x202, cost(10), &c);
+        p.frame_done_at(&info(1), 2 * 896_040, Vec::new(), 2);
+        assert_eq!(p.frames[0].busy_mclk, 700 - 70);
+        assert_eq!(p.frames[0].idle_mclk, 896_040 - 630);
+        assert_eq!(p.frames[1].busy_mclk, 70 + 70);
+        assert_eq!(p.frames[0].acc.loop_starts, 0);
     }
 }

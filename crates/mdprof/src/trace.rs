@@ -1,1 +1,526 @@
-//! Placeholder: filled in by the extras helper.
+//! `--trace FILE.json [--trace-frames A-B]`: a Chrome / Perfetto trace of a
+//! profiling run (trace-event JSON, `{"traceEvents":[...]}`, written with
+//! `retroprof_profile::write::trace::TraceWriter`; open it in
+//! <https://ui.perfetto.dev> or `chrome://tracing`).
+//!
+//! # Tracks (process 1, named after the ROM)
+//! - `Frames` (tid 1): one complete event per frame, `frame N` (or
+//!   `frame N DROPPED`, category `frame,dropped`), spanning the frame
+//!   (first VBlank line to the end of the active display); args: busy and
+//!   idle cycles, load %, DMA bytes, interrupts. Inside it, an instant
+//!   `wait entered (line L)` where the game entered the idle wait.
+//! - `Busy / idle` (tid 2): per frame, a `busy` slice from the frame start
+//!   lasting the frame's busy cycles, then an `idle` slice for the rest.
+//!   The busy time of a frame is not one contiguous span (VBlank work, then
+//!   the game loop): these slices show the AMOUNTS, laid end to end, not
+//!   where in the frame they happened; the wait-entry instants show where.
+//! - `DMA` (tid 3): `DMA in active display` from the first active line to
+//!   the end of the last line with 68000 -> VDP DMA (`dma_last_line`) in
+//!   frames where DMA spilled out of VBlank; args: bytes.
+//! - Counters `load %` and `DMA bytes` (series `vblank`, `active`) per frame.
+//! - `Functions` (tid 10): nested function slices from the shadow call
+//!   stack for frames A..B (`--trace-frames A-B`), recorded by
+//!   [`FunctionTracer`] while the profile runs; interrupt handlers are
+//!   slices of category `interrupt` nested where they interrupted.
+//!
+//! Times: frame `n` starts at `n * mclk_per_frame` master clocks (the
+//! system's frame origin; frames are contiguous), converted to microseconds
+//! with the region's master clock (md-timing.md: 53,693,175 Hz NTSC,
+//! 53,203,424 Hz PAL).
+//!
+//! # API for the CLI
+//! ```ignore
+//! let (a, b) = trace::parse_frames("100-110")?;            // --trace-frames
+//! let mut tracer = FunctionTracer::new(a, b);              // bounded memory
+//! let report = session.run_with(&mut tracer, &mut progress); // or in a pair with others
+//! let slices = tracer.finish(&session.index);
+//! trace::write_file(&report, Some(&slices), &path, true)?; // atomic
+//! ```
+//! Without `--trace-frames`, pass `None` (no tracer needed).
+
+use std::io::Write;
+use std::path::Path;
+
+use retroprof_m68k::ExceptionKind;
+use retroprof_megadrive::timing::{MCLK_HZ_NTSC, MCLK_HZ_PAL, MCLK_PER_LINE};
+use retroprof_megadrive::{Clock, InstrCost, MdObserver, SystemView};
+use retroprof_profile::write::trace::{Arg, Scope, TraceWriter};
+use retroprof_symbols::FunctionIndex;
+
+use crate::report::Report;
+
+/// Function slices kept at most; later ones are dropped and counted
+/// (bounded memory whatever `--trace-frames` asks for).
+pub const MAX_SLICES: usize = 2_000_000;
+
+/// Shadow stack depth kept at most.
+const MAX_DEPTH: usize = 256;
+
+const PID: u32 = 1;
+const TID_FRAMES: u32 = 1;
+const TID_BUSY: u32 = 2;
+const TID_DMA: u32 = 3;
+const TID_FUNCS: u32 = 10;
+
+/// Errors of `--trace-frames`.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    #[error("--trace-frames {0:?}: expected A-B (first and last frame, A <= B) or a single frame N")]
+    BadFrames(String),
+}
+
+/// Parse `--trace-frames A-B` (or `N`).
+pub fn parse_frames(s: &str) -> Result<(u64, u64), TraceError> {
+    let bad = || TraceError::BadFrames(s.to_string());
+    let (a, b) = match s.split_once('-') {
+        Some((a, b)) => (a.trim(), b.trim()),
+        None => (s.trim(), s.trim()),
+    };
+    let a: u64 = a.parse().map_err(|_| bad())?;
+    let b: u64 = b.parse().map_err(|_| bad())?;
+    if a > b {
+        return Err(bad());
+    }
+    Ok((a, b))
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Open {
+    /// Entry address (call target or exception handler).
+    addr: u32,
+    /// Stack pointer holding the return address (calls); `None` for an
+    /// exception entry.
+    sp: Option<u32>,
+    start: u64,
+}
+
+/// One recorded slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RawSlice {
+    addr: u32,
+    depth: u16,
+    interrupt: bool,
+    start: u64,
+    end: u64,
+}
+
+/// Records function enter/exit times (master clocks) from the 68000's
+/// calls, returns and exceptions, for frames `first..=last`.
+///
+/// The shadow stack is kept for the whole run (a push or pop per call or
+/// return, no allocation past its fixed capacity), so slices that began
+/// before frame `first` are shown clipped to its start; slices are stored
+/// only inside the window. A return pops every call whose return address
+/// sits below the returning stack pointer (robust to code that drops stack
+/// frames); a return with an exception entry on top ends that handler
+/// (RTE).
+pub struct FunctionTracer {
+    first: u64,
+    last: u64,
+    window_start: Option<u64>,
+    window_end: Option<u64>,
+    active: bool,
+    now: u64,
+    stack: Vec<Open>,
+    /// A call/exception/return seen; its time is fixed at the next
+    /// instruction boundary.
+    pending_push: Option<Open>,
+    pending_pop: Option<u32>,
+    slices: Vec<RawSlice>,
+    dropped: u64,
+}
+
+impl FunctionTracer {
+    /// Record frames `first..=last`.
+    pub fn new(first: u64, last: u64) -> Self {
+        FunctionTracer {
+            first,
+            last,
+            window_start: None,
+            window_end: None,
+            active: false,
+            now: 0,
+            stack: Vec::with_capacity(MAX_DEPTH),
+            pending_push: None,
+            pending_pop: None,
+            slices: Vec::new(),
+            dropped: 0,
+        }
+    }
+
+    fn close(&mut self, o: Open, depth: usize, end: u64) {
+        let Some(ws) = self.window_start else {
+            return;
+        };
+        if end <= ws {
+            return;
+        }
+        if self.slices.len() >= MAX_SLICES {
+            self.dropped += 1;
+            return;
+        }
+        self.slices.push(RawSlice {
+            addr: o.addr,
+            depth: depth.min(u16::MAX as usize) as u16,
+            interrupt: o.sp.is_none(),
+            start: o.start.max(ws),
+            end,
+        });
+    }
+
+    fn push(&mut self, o: Open) {
+        if self.stack.len() == MAX_DEPTH {
+            // Runaway recursion or stack juggling: forget the oldest.
+            self.stack.remove(0);
+        }
+        self.stack.push(o);
+    }
+
+    fn pop_for(&mut self, sp: u32, at: u64) {
+        let mut popped = false;
+        while let Some(&top) = self.stack.last() {
+            let go = match top.sp {
+                Some(s) => s.wrapping_add(4) <= sp,
+                None => !popped,
+            };
+            if !go {
+                break;
+            }
+            self.stack.pop();
+            let depth = self.stack.len();
+            if self.active {
+                self.close(top, depth, at);
+            }
+            popped = true;
+            if top.sp.is_none() {
+                break;
+            }
+        }
+    }
+
+    /// Stop and name the slices with `index` (the profile's function
+    /// index).
+    pub fn finish(mut self, index: &FunctionIndex) -> FunctionTrace {
+        if self.active {
+            // The run ended inside the window: close what is open.
+            let end = self.now;
+            self.window_end = Some(end);
+            while let Some(o) = self.stack.pop() {
+                let d = self.stack.len();
+                self.close(o, d, end);
+            }
+        }
+        let mut slices: Vec<Slice> = self
+            .slices
+            .iter()
+            .map(|s| Slice {
+                name: index.function_at(s.addr as u64).name.clone(),
+                addr: s.addr,
+                depth: s.depth,
+                interrupt: s.interrupt,
+                start_mclk: s.start,
+                end_mclk: s.end,
+            })
+            .collect();
+        slices.sort_by(|a, b| {
+            (a.start_mclk, a.depth, std::cmp::Reverse(a.end_mclk), a.addr).cmp(&(
+                b.start_mclk,
+                b.depth,
+                std::cmp::Reverse(b.end_mclk),
+                b.addr,
+            ))
+        });
+        FunctionTrace {
+            first: self.first,
+            last: self.last,
+            start_mclk: self.window_start,
+            end_mclk: self.window_end,
+            slices,
+            dropped: self.dropped,
+        }
+    }
+}
+
+impl MdObserver for FunctionTracer {
+    fn frame_start(&mut self, frame: u64, view: &SystemView) {
+        let t = view.mclk().max(self.now);
+        if frame == self.first {
+            self.active = true;
+            self.window_start = Some(view.clock.frame_start_mclk());
+        } else if frame == self.last + 1 && self.active {
+            // Close everything still open at the window's end (clipped).
+            let end = view.clock.frame_start_mclk().max(t);
+            self.window_end = Some(end);
+            let open: Vec<Open> = self.stack.clone();
+            for (d, o) in open.into_iter().enumerate().rev() {
+                self.close(o, d, end);
+            }
+            self.active = false;
+        }
+    }
+
+    #[inline(always)]
+    fn instruction(&mut self, _pc: u32, cost: InstrCost, clock: &Clock) {
+        let start = (clock.mclk() + cost.refresh as u64).saturating_sub(cost.total as u64);
+        // A JSR/BSR enters its target when it ends; an RTS leaves when it
+        // ends.
+        let end = start + cost.total as u64;
+        if let Some(sp) = self.pending_pop.take() {
+            self.pop_for(sp, end);
+        }
+        if let Some(mut o) = self.pending_push.take() {
+            o.start = end;
+            self.push(o);
+        }
+        self.now = end;
+    }
+
+    #[inline(always)]
+    fn exception(
+        &mut self,
+        kind: ExceptionKind,
+        _vector: u8,
+        handler: u32,
+        mclk: u32,
+        _clock: &Clock,
+    ) {
+        let _ = kind;
+        // Exception processing starts now (after the last instruction).
+        let start = self.now;
+        self.now += mclk as u64;
+        self.push(Open {
+            addr: handler & 0xFF_FFFF,
+            sp: None,
+            start,
+        });
+    }
+
+    #[inline(always)]
+    fn call(&mut self, _from_pc: u32, target: u32, _return_addr: u32, sp: u32) {
+        self.pending_push = Some(Open {
+            addr: target & 0xFF_FFFF,
+            sp: Some(sp),
+            start: 0,
+        });
+    }
+
+    #[inline(always)]
+    fn ret(&mut self, _from_pc: u32, _target: u32, sp: u32) {
+        self.pending_pop = Some(sp);
+    }
+}
+
+/// One function slice of [`FunctionTrace`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slice {
+    pub name: String,
+    pub addr: u32,
+    /// Shadow stack depth (0 = outermost).
+    pub depth: u16,
+    /// An exception handler entry (interrupt).
+    pub interrupt: bool,
+    pub start_mclk: u64,
+    pub end_mclk: u64,
+}
+
+/// What [`FunctionTracer::finish`] returns: slices sorted by start, depth.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FunctionTrace {
+    pub first: u64,
+    pub last: u64,
+    /// The window actually recorded (`None`: frame `first` never ran).
+    pub start_mclk: Option<u64>,
+    pub end_mclk: Option<u64>,
+    pub slices: Vec<Slice>,
+    /// Slices not kept ([`MAX_SLICES`]).
+    pub dropped: u64,
+}
+
+fn mclk_hz(report: &Report) -> u64 {
+    if report.timing.pal {
+        MCLK_HZ_PAL
+    } else {
+        MCLK_HZ_NTSC
+    }
+}
+
+/// Write the trace of `report` (and the function slices, when recorded)
+/// to `w`.
+pub fn write<W: Write>(
+    report: &Report,
+    functions: Option<&FunctionTrace>,
+    w: W,
+) -> Result<W, retroprof_profile::Error> {
+    let hz = mclk_hz(report) as f64;
+    let us = |mclk: u64| mclk as f64 * 1e6 / hz;
+    let per_frame = report.timing.mclk_per_frame.max(1);
+    let lines = report.timing.lines.max(1) as u64;
+    let active = report.timing.active_lines as u64;
+    let cyc = |c: f64| c * 7.0;
+    let mut t = TraceWriter::new(w)?;
+    let title = if report.rom.title.trim().is_empty() {
+        format!("Mega Drive: {}", report.rom.path)
+    } else {
+        format!("Mega Drive: {} ({})", report.rom.path, report.rom.title.trim())
+    };
+    t.process_name(PID, &title)?;
+    t.thread_name(PID, TID_FRAMES, "Frames")?;
+    t.thread_sort_index(PID, TID_FRAMES, 0)?;
+    t.thread_name(PID, TID_BUSY, "Busy / idle (amounts, laid end to end)")?;
+    t.thread_sort_index(PID, TID_BUSY, 1)?;
+    t.thread_name(PID, TID_DMA, "DMA in active display")?;
+    t.thread_sort_index(PID, TID_DMA, 2)?;
+    if let Some(f) = functions {
+        t.thread_name(
+            PID,
+            TID_FUNCS,
+            &format!("Functions (frames {}-{})", f.first, f.last),
+        )?;
+        t.thread_sort_index(PID, TID_FUNCS, 3)?;
+    }
+    // Offset of line `l` from the frame start (the frame starts at the
+    // first VBlank line, `active`): md-timing.md, 3,420 mclk per line.
+    let line_offset = |l: u16| ((l as u64 + lines - active) % lines) * MCLK_PER_LINE;
+    for fr in &report.frames {
+        let start = fr.frame * per_frame;
+        let ts = us(start);
+        let dur = us(per_frame);
+        let name = if fr.dropped {
+            format!("frame {} DROPPED", fr.frame)
+        } else {
+            format!("frame {}", fr.frame)
+        };
+        t.complete(
+            &name,
+            if fr.dropped { "frame,dropped" } else { "frame" },
+            PID,
+            TID_FRAMES,
+            ts,
+            dur,
+            &[
+                ("frame", Arg::UInt(fr.frame)),
+                ("busy_cycles", Arg::Float(fr.busy_cycles)),
+                ("idle_cycles", Arg::Float(fr.idle_cycles)),
+                ("load_pct", Arg::Float(fr.load_pct)),
+                ("dropped", Arg::Bool(fr.dropped)),
+                ("counted", Arg::Bool(fr.counted)),
+                ("dma_vblank_bytes", Arg::UInt(fr.dma_vblank_bytes)),
+                ("dma_active_bytes", Arg::UInt(fr.dma_active_bytes)),
+                ("interrupts", Arg::UInt(fr.interrupts as u64)),
+            ],
+        )?;
+        if let Some(l) = fr.idle_enter_line {
+            t.instant(
+                &format!("wait entered (line {l})"),
+                "wait",
+                PID,
+                TID_FRAMES,
+                us(start + line_offset(l)),
+                Scope::Thread,
+                &[("line", Arg::UInt(l as u64))],
+            )?;
+        }
+        let busy = (cyc(fr.busy_cycles).round() as u64).min(per_frame);
+        if busy > 0 {
+            t.complete(
+                "busy",
+                "load",
+                PID,
+                TID_BUSY,
+                ts,
+                us(busy),
+                &[("cycles", Arg::Float(fr.busy_cycles))],
+            )?;
+        }
+        if busy < per_frame {
+            t.complete(
+                "idle",
+                "load",
+                PID,
+                TID_BUSY,
+                us(start + busy),
+                us(per_frame - busy),
+                &[("cycles", Arg::Float(fr.idle_cycles))],
+            )?;
+        }
+        if fr.dma_active_bytes > 0 {
+            let a = start + line_offset(0);
+            let last = fr.dma_last_line.unwrap_or(0);
+            let e = start + line_offset(last) + MCLK_PER_LINE;
+            t.complete(
+                "DMA in active display",
+                "dma",
+                PID,
+                TID_DMA,
+                us(a),
+                us(e.saturating_sub(a)),
+                &[
+                    ("bytes", Arg::UInt(fr.dma_active_bytes)),
+                    ("last_line", Arg::UInt(last as u64)),
+                ],
+            )?;
+        }
+        t.counter("load %", PID, ts, &[("load", fr.load_pct)])?;
+        t.counter(
+            "DMA bytes",
+            PID,
+            ts,
+            &[
+                ("vblank", fr.dma_vblank_bytes as f64),
+                ("active", fr.dma_active_bytes as f64),
+            ],
+        )?;
+    }
+    if let Some(f) = functions {
+        for s in &f.slices {
+            t.complete(
+                &s.name,
+                if s.interrupt { "interrupt" } else { "function" },
+                PID,
+                TID_FUNCS,
+                us(s.start_mclk),
+                us(s.end_mclk.saturating_sub(s.start_mclk)),
+                &[
+                    ("cycles", Arg::Float((s.end_mclk - s.start_mclk) as f64 / 7.0)),
+                    ("depth", Arg::UInt(s.depth as u64)),
+                ],
+            )?;
+        }
+        if f.dropped > 0 {
+            t.instant(
+                &format!("{} function slices not kept (limit {MAX_SLICES})", f.dropped),
+                "function",
+                PID,
+                TID_FUNCS,
+                us(f.end_mclk.unwrap_or(0)),
+                Scope::Thread,
+                &[],
+            )?;
+        }
+    }
+    t.finish()
+}
+
+/// [`write`] to `path` whole or not at all (`replace`: the user named the
+/// file explicitly).
+pub fn write_file(
+    report: &Report,
+    functions: Option<&FunctionTrace>,
+    path: &Path,
+    replace: bool,
+) -> Result<(), retroprof_profile::Error> {
+    retroprof_profile::write::atomic(path, replace, |w| write(report, functions, w).map(|_| ()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_option() {
+        assert_eq!(parse_frames("10-20").unwrap(), (10, 20));
+        assert_eq!(parse_frames("7").unwrap(), (7, 7));
+        assert!(parse_frames("20-10").is_err());
+        assert!(parse_frames("a-b").is_err());
+    }
+}

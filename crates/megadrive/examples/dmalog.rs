@@ -17,7 +17,12 @@ impl MdObserver for L {
     }
     fn vdp_write(&mut self, port: VdpPort, v: u16, c: &Clock) {
         if self.on && port == VdpPort::Control && v & 0xFF00 == 0x8100 {
-            println!("frame {} line {} reg1 = {:02X}", c.frame(), c.line(), v & 0xFF);
+            println!(
+                "frame {} line {} reg1 = {:02X}",
+                c.frame(),
+                c.line(),
+                v & 0xFF
+            );
         }
     }
 }

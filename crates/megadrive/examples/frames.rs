@@ -15,6 +15,7 @@ use retroprof_megadrive::{
 struct Frames {
     syms: Vec<(u32, String)>,
     per_fn: Vec<u64>,
+    entries: Vec<u64>,
     idle_lo: u32,
     idle_hi: u32,
     busy: u64,
@@ -28,6 +29,12 @@ struct Frames {
 }
 
 impl MdObserver for Frames {
+    fn call(&mut self, _from: u32, target: u32, _ret: u32, _sp: u32) {
+        let k = self.syms.partition_point(|s| s.0 <= target);
+        if k > 0 && self.syms[k - 1].0 == target {
+            self.entries[k - 1] += 1;
+        }
+    }
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
         let k = self.syms.partition_point(|s| s.0 <= pc);
         if k > 0 {
@@ -92,12 +99,17 @@ fn main() {
         .position(|(_, n)| n == "VDP_waitVBlank")
         .expect("VDP_waitVBlank");
     let lo = text[i].0;
-    let hi = text[i + 1..].iter().find(|(a, _)| *a > lo).map(|t| t.0).unwrap_or(lo + 0x100);
+    let hi = text[i + 1..]
+        .iter()
+        .find(|(a, _)| *a > lo)
+        .map(|t| t.0)
+        .unwrap_or(lo + 0x100);
     let frames: u64 = a[2].parse().unwrap();
     let script = InputScript::parse(&a[3..]).expect("input");
     let mut sys = System::new(&rom, Config::default());
     let mut obs = Frames {
         per_fn: vec![0; text.len()],
+        entries: vec![0; text.len()],
         syms: text.clone(),
         idle_lo: lo,
         idle_hi: hi,
@@ -136,11 +148,16 @@ fn main() {
         );
     }
     if let Ok(path) = std::env::var("FUNCS_OUT") {
-        let mut v: Vec<_> = obs.syms.iter().zip(&obs.per_fn).filter(|(_, c)| **c > 0).collect();
-        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let mut v: Vec<_> = obs
+            .syms
+            .iter()
+            .zip(obs.per_fn.iter().zip(&obs.entries))
+            .filter(|(_, (c, _))| **c > 0)
+            .collect();
+        v.sort_by(|a, b| b.1 .0.cmp(a.1 .0).then(a.0.cmp(b.0)));
         let out: String = v
             .iter()
-            .map(|((a, n), c)| format!("{n},0x{a:06x},{:.1}\n", **c as f64 / 7.0))
+            .map(|((a, n), (c, e))| format!("{n},0x{a:06x},{:.1},{e}\n", **c as f64 / 7.0))
             .collect();
         std::fs::write(path, out).unwrap();
     }

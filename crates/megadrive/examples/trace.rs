@@ -10,7 +10,14 @@ struct T {
 impl MdObserver for T {
     fn instruction(&mut self, pc: u32, c: InstrCost, k: &Clock) {
         if self.on && pc >= self.lo && pc < self.hi {
-            println!("{pc:06X} {} (freeze {} fifo {} refresh {}) line {}", c.total / 7, c.dma_freeze / 7, c.fifo_wait / 7, c.refresh / 7, k.line());
+            println!(
+                "{pc:06X} {} (freeze {} fifo {} refresh {}) line {}",
+                c.total / 7,
+                c.dma_freeze / 7,
+                c.fifo_wait / 7,
+                c.refresh / 7,
+                k.line()
+            );
         }
     }
 }

@@ -89,7 +89,8 @@ impl Port {
             | on(Buttons::RIGHT, 3)
             | on(Buttons::B, 4)
             | on(Buttons::C, 5);
-        let normal_lo = on(Buttons::UP, 0) | on(Buttons::DOWN, 1) | on(Buttons::A, 4) | on(Buttons::START, 5);
+        let normal_lo =
+            on(Buttons::UP, 0) | on(Buttons::DOWN, 1) | on(Buttons::A, 4) | on(Buttons::START, 5);
         match self.kind {
             PadKind::None => 0x3F,
             PadKind::ThreeButton => {
@@ -194,7 +195,10 @@ mod tests {
 
     #[test]
     fn three_button() {
-        let mut p = pad(PadKind::ThreeButton, Buttons::UP | Buttons::C | Buttons::START);
+        let mut p = pad(
+            PadKind::ThreeButton,
+            Buttons::UP | Buttons::C | Buttons::START,
+        );
         assert_eq!(p.read_data(10), 0x40 | 0b01_1110);
         p.write_data(0x00, 20);
         // TH low: S A 0 0 D U -> start pressed (bit5=0), A released (bit4=1),

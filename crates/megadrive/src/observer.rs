@@ -65,6 +65,9 @@ pub struct InstrCost {
     pub fifo_wait: u32,
     /// DRAM refresh penalty (md-timing.md, GPGX model).
     pub refresh: u32,
+    /// The 68000 waiting while the Z80 used its bus (banked accesses made
+    /// by the Z80 since the previous instruction boundary).
+    pub z80_stall: u32,
 }
 
 /// Which VDP port a CPU write went to.

@@ -198,9 +198,9 @@ impl Rom {
             region_field: text(&data[0x1F0..0x1F3]),
             sram,
         };
-        let computed_checksum = data[0x200..]
-            .chunks(2)
-            .fold(0u16, |s, w| s.wrapping_add(u16::from_be_bytes([w[0], w[1]])));
+        let computed_checksum = data[0x200..].chunks(2).fold(0u16, |s, w| {
+            s.wrapping_add(u16::from_be_bytes([w[0], w[1]]))
+        });
         Ok(Rom {
             path: path.to_path_buf(),
             data,
@@ -280,9 +280,8 @@ mod tests {
         d[0x3FF] = 0x01;
         d[0x18E] = 0x12;
         d[0x18F] = 0x35;
-        d[0x1B0..0x1BC].copy_from_slice(&[
-            b'R', b'A', 0xF8, 0x20, 0, 0x20, 0, 1, 0, 0x20, 0x3F, 0xFF,
-        ]);
+        d[0x1B0..0x1BC]
+            .copy_from_slice(&[b'R', b'A', 0xF8, 0x20, 0, 0x20, 0, 1, 0, 0x20, 0x3F, 0xFF]);
         let r = load(d).unwrap();
         assert_eq!(r.header.domestic_name, "TEST");
         assert_eq!(r.computed_checksum, 0x1235);
@@ -340,10 +339,7 @@ mod tests {
     #[test]
     fn directory_and_missing() {
         let dir = std::env::temp_dir();
-        assert!(matches!(
-            Rom::load(&dir),
-            Err(RomError::IsDirectory { .. })
-        ));
+        assert!(matches!(Rom::load(&dir), Err(RomError::IsDirectory { .. })));
         assert!(matches!(
             Rom::load(Path::new("/nonexistent/rom.bin")),
             Err(RomError::Io { .. })

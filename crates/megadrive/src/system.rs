@@ -29,8 +29,7 @@ use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 
 use retroprof_m68k::{
-    Boundary, Bus, Cpu, ExceptionKind, FunctionCode, IntAck, Observer, Read, Registers, Stop,
-    Write,
+    Boundary, Bus, Cpu, ExceptionKind, FunctionCode, IntAck, Observer, Read, Registers, Stop, Write,
 };
 
 use crate::cart::Cart;
@@ -39,7 +38,7 @@ use crate::io::{Io, PadKind};
 use crate::observer::{Clock, DmaEvent, InstrCost, MdObserver, PcSet, SystemView, VdpPort};
 use crate::render::{Image, Renderer};
 use crate::rom::{Region, Rom};
-use crate::timing::{DmaBandwidth, Refresh, MCLK_PER_LINE, M68K_DIVIDER, Z80_AREA_WAIT_CYCLES};
+use crate::timing::{DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES};
 use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
 use crate::z80::Z80Sys;
 
@@ -165,9 +164,72 @@ pub(crate) struct Hw {
     open_bus: u16,
     pub counters: BusCounters,
     fetches_this_frame: u64,
+    // ---- line events of the frame in progress (processed at instruction
+    // boundaries, so an interrupt raised at its exact time is seen by the
+    // 68000 at the first boundary after it) ----
+    frame_origin: u64,
+    geom: crate::timing::FrameGeometry,
+    /// Index (0 = first VBlank line) of the next line to start.
+    next_line: u16,
+    /// mclk of VINT in this frame (`u64::MAX` once raised).
+    vint_at: u64,
+    /// mclk of the earliest pending event.
+    next_event: u64,
+    renderer: Renderer,
+    /// Frame buffer being drawn for a requested screenshot.
+    shot: Option<Image>,
 }
 
 impl Hw {
+    fn update_next_event(&mut self) {
+        let line = if self.next_line < self.geom.lines {
+            self.frame_origin + self.next_line as u64 * MCLK_PER_LINE
+        } else {
+            u64::MAX
+        };
+        self.next_event = line.min(self.vint_at);
+    }
+
+    /// Process every line event due at or before `now` (mclk), in order.
+    fn process_events(&mut self, now: u64) {
+        while self.next_event <= now {
+            let t = self.next_event;
+            if self.vint_at == t {
+                // md-timing.md: VINT and the Z80 IRQ at 788 (H40) / 770 (H32)
+                // mclk into the first VBlank line.
+                self.catch_up_z80(t);
+                self.vdp.raise_vint();
+                self.ipl = self.vdp.ipl();
+                self.z80.irq = true;
+                self.vint_at = u64::MAX;
+            } else {
+                let idx = self.next_line;
+                self.catch_up_z80(t);
+                if idx == 1 {
+                    // md-timing.md: the Z80 IRQ "is cleared at the end of the
+                    // line".
+                    self.z80.irq = false;
+                }
+                let line = (self.geom.active + idx) % self.geom.lines;
+                self.vdp.line_start(line);
+                self.ipl = self.vdp.ipl();
+                if idx == 0 {
+                    // VINT offset by the dot clock in force now.
+                    self.vint_at = t + if self.vdp.h40() {
+                        crate::timing::VINT_MCLK_H40
+                    } else {
+                        crate::timing::VINT_MCLK_H32
+                    };
+                }
+                if line < self.geom.active {
+                    self.draw_line(line);
+                }
+                self.next_line += 1;
+            }
+            self.update_next_event();
+        }
+    }
+
     #[inline(always)]
     fn mclk(&self, now: u64) -> u64 {
         self.base + now * M68K_DIVIDER
@@ -186,6 +248,18 @@ impl Hw {
         }
     }
 
+    fn draw_line(&mut self, line: u16) {
+        let Some(img) = self.shot.as_mut() else {
+            return;
+        };
+        if (line as u32) >= img.height {
+            return;
+        }
+        let snap = self.vdp.snapshot();
+        let row = img.row_mut(line as u32);
+        self.renderer.render_line(&snap, line, row);
+    }
+
     fn catch_up_z80(&mut self, mclk: u64) {
         self.z80.run_until(mclk, &self.cart, &mut self.wram);
     }
@@ -198,6 +272,7 @@ struct Stall {
     freeze: Cell<u32>,
     fifo: Cell<u32>,
     refresh: Cell<u32>,
+    z80_stall: Cell<u32>,
     error: Cell<Option<(ExceptionKind, u8)>>,
     halted: Cell<bool>,
     /// Instructions executed since the flag was last cleared.
@@ -223,7 +298,10 @@ impl<O: MdObserver> Bus68k<'_, O> {
 
     fn unmapped_read(&mut self, fc: FunctionCode) -> u16 {
         self.hw.counters.unmapped_reads += 1;
-        if matches!(fc, FunctionCode::SupervisorProgram | FunctionCode::UserProgram) {
+        if matches!(
+            fc,
+            FunctionCode::SupervisorProgram | FunctionCode::UserProgram
+        ) {
             self.hw.counters.unmapped_fetches += 1;
             self.hw.fetches_this_frame += 1;
         }
@@ -426,7 +504,11 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
             0xA1 => Read::ok(self.io_read_byte(addr, now)),
             0xC0..=0xDF if Self::is_vdp(addr) => {
                 let (w, wait) = self.vdp_read_word(addr & !1, now);
-                let v = if addr & 1 == 0 { (w >> 8) as u8 } else { w as u8 };
+                let v = if addr & 1 == 0 {
+                    (w >> 8) as u8
+                } else {
+                    w as u8
+                };
                 Read {
                     data: v,
                     wait,
@@ -592,16 +674,39 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
     #[inline(always)]
     fn boundary(&mut self, now: u64) -> Boundary {
         self.clock.cpu_cycles.set(now);
-        let extra = self.hw.refresh.at_boundary(now);
+        let m = self.hw.mclk(now);
+        if m >= self.hw.next_event {
+            self.hw.process_events(m);
+        }
+        let mut extra = self.hw.refresh.at_boundary(now);
         if extra != 0 {
             self.stall
                 .refresh
                 .set(self.stall.refresh.get() + extra * M68K_DIVIDER as u32);
         }
+        if self.hw.z80.m68k_stall != 0 {
+            // The Z80 took the 68000's bus while catching up (its stall is
+            // always a multiple of 7 mclk).
+            let c = self.hw.z80.m68k_stall.div_ceil(M68K_DIVIDER) as u32;
+            self.hw.z80.m68k_stall = 0;
+            self.stall
+                .z80_stall
+                .set(self.stall.z80_stall.get() + c * M68K_DIVIDER as u32);
+            extra += c;
+        }
         Boundary {
             extra,
             ipl: self.hw.ipl,
         }
+    }
+
+    fn next_event(&mut self, _now: u64) -> u64 {
+        // STOP: wake at the next line event (the only times the interrupt
+        // level can change without the CPU).
+        self.hw
+            .next_event
+            .saturating_sub(self.hw.base)
+            .div_ceil(M68K_DIVIDER)
     }
 
     fn interrupt_ack(&mut self, level: u8, _now: u64) -> IntAck {
@@ -634,12 +739,15 @@ impl<O: MdObserver> Observer for ObsAdapter<'_, O> {
     fn instruction(&mut self, pc: u32, cycles: u32) {
         self.recent[*self.recent_pos % RECENT_PCS] = pc;
         *self.recent_pos = self.recent_pos.wrapping_add(1);
-        self.stall.instructions.set(self.stall.instructions.get() + 1);
+        self.stall
+            .instructions
+            .set(self.stall.instructions.get() + 1);
         let cost = InstrCost {
             total: cycles * M68K_DIVIDER as u32,
             dma_freeze: self.stall.freeze.take(),
             fifo_wait: self.stall.fifo.take(),
             refresh: self.stall.refresh.take(),
+            z80_stall: self.stall.z80_stall.take(),
         };
         self.obs.borrow_mut().instruction(pc, cost, self.clock);
     }
@@ -689,9 +797,6 @@ pub struct System {
     config: Config,
     frame: u64,
     next_frame_origin: u64,
-    renderer: Renderer,
-    /// Frame buffer being drawn for a requested screenshot.
-    shot: Option<Image>,
     shot_requested: bool,
     last_shot: Option<(u64, Image)>,
     breakpoints: Option<PcSet>,
@@ -727,6 +832,13 @@ impl System {
             open_bus: 0,
             counters: BusCounters::default(),
             fetches_this_frame: 0,
+            frame_origin: 0,
+            geom: crate::timing::FrameGeometry::new(region.is_pal(), false, false),
+            next_line: u16::MAX,
+            vint_at: u64::MAX,
+            next_event: u64::MAX,
+            renderer: Renderer::new(),
+            shot: None,
         };
         hw.z80.clock = base;
         let mut sys = System {
@@ -737,8 +849,6 @@ impl System {
             config,
             frame: 0,
             next_frame_origin: 0,
-            renderer: Renderer::new(),
-            shot: None,
             shot_requested: false,
             last_shot: None,
             breakpoints: None,
@@ -995,41 +1105,24 @@ impl System {
         let drawing = std::mem::take(&mut self.shot_requested);
         if drawing {
             let w = Renderer::active_width(&self.hw.vdp.regs);
-            self.shot = Some(Image::new(w, geom.active as u32));
-            self.renderer.reset_line_state();
+            self.hw.shot = Some(Image::new(w, geom.active as u32));
+            self.hw.renderer.reset_line_state();
         }
-        for i in 0..geom.lines {
-            let line = (geom.active + i) % geom.lines;
-            let line_start = origin + i as u64 * MCLK_PER_LINE;
-            self.hw.vdp.line_start(line);
-            self.hw.ipl = self.hw.vdp.ipl();
-            if drawing && line < geom.active {
-                self.draw_line(line);
-            }
-            if i == 0 {
-                // VINT offset by the dot clock in force now (md-timing.md).
-                let vint = line_start
-                    + if self.hw.vdp.h40() {
-                        crate::timing::VINT_MCLK_H40
-                    } else {
-                        crate::timing::VINT_MCLK_H32
-                    };
-                self.run_cpu(vint, &obs)?;
-                self.hw.catch_up_z80(vint);
-                self.hw.vdp.raise_vint();
-                self.hw.ipl = self.hw.vdp.ipl();
-                self.hw.z80.irq = true;
-            }
-            let line_end = line_start + MCLK_PER_LINE;
-            self.run_cpu(line_end, &obs)?;
-            self.hw.catch_up_z80(line_end);
-            if i == 0 {
-                // md-timing.md: the Z80 IRQ "is cleared at the end of the line".
-                self.hw.z80.irq = false;
-            }
-        }
+        // Line events of this frame: line starts (HINT counter, drawing),
+        // VINT, Z80 IRQ and catch-up; processed at the 68000's instruction
+        // boundaries as their times pass.
+        self.hw.frame_origin = origin;
+        self.hw.geom = geom;
+        self.hw.next_line = 0;
+        self.hw.vint_at = u64::MAX;
+        self.hw.update_next_event();
+        self.hw.process_events(origin.max(self.mclk()));
+        let frame_end = origin + geom.mclk_per_frame();
+        self.run_cpu(frame_end, &obs)?;
+        self.hw.process_events(frame_end);
+        self.hw.catch_up_z80(frame_end);
         if drawing {
-            if let Some(img) = self.shot.take() {
+            if let Some(img) = self.hw.shot.take() {
                 self.last_shot = Some((frame, img));
             }
         }
@@ -1043,18 +1136,6 @@ impl System {
             active_lines: geom.active,
             pal: geom.pal,
         })
-    }
-
-    fn draw_line(&mut self, line: u16) {
-        let Some(img) = self.shot.as_mut() else {
-            return;
-        };
-        if (line as u32) >= img.height {
-            return;
-        }
-        let snap = self.hw.vdp.snapshot();
-        let row = img.row_mut(line as u32);
-        self.renderer.render_line(&snap, line, row);
     }
 }
 

@@ -39,8 +39,19 @@ pub const REFRESH_INTERVAL_CYCLES: u64 = 128;
 /// cycle.
 pub const Z80_AREA_WAIT_CYCLES: u32 = 1;
 /// md-timing.md, bus penalties: a Z80 access to the 68000 bus (banked window)
-/// costs about +3 Z80 cycles.
+/// costs about +3 Z80 cycles...
 pub const Z80_BANK_WAIT_TSTATES: usize = 3;
+
+/// ...and "the 68000 loses the bus meanwhile". How long: GPGX charges the
+/// 68000 `((z80_mclk % 7) + 72) / 7 * 7` mclk per Z80 access to its bus (70
+/// or 77 mclk depending on the Z80's phase against the 68000 clock; fact
+/// read from GPGX's Z80 bank handlers). With it, the functions that run
+/// while the XGM driver streams samples from ROM match the reference
+/// (vnmd's `VDP_drawText`, `VDP_clearTextBG`).
+#[inline]
+pub fn z80_bank_m68k_stall_mclk(z80_mclk: u64) -> u64 {
+    ((z80_mclk % 7) + 72) / 7 * 7
+}
 
 /// md-timing.md, VDP FIFO: "4-entry FIFO".
 pub const FIFO_DEPTH: usize = 4;

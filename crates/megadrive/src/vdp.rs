@@ -732,11 +732,7 @@ impl Vdp {
         }
         self.regs[19] = 0;
         self.regs[20] = 0;
-        let span = self.schedule_dma(
-            t,
-            len as u64 + FILL_START_DELAY_BYTES,
-            DmaBandwidth::Fill,
-        );
+        let span = self.schedule_dma(t, len as u64 + FILL_START_DELAY_BYTES, DmaBandwidth::Fill);
         self.dma_busy_until = span.end;
         (span, len, target)
     }
@@ -750,17 +746,13 @@ impl Vdp {
                 let a = (self.addr & 0xFFFE) as usize;
                 u16::from_be_bytes([self.vram[a], self.vram[a + 1]])
             }
-            0x08 => {
-                self.cram[((self.addr >> 1) & 63) as usize] | (self.fifo_last_data & !0x0EEE)
-            }
+            0x08 => self.cram[((self.addr >> 1) & 63) as usize] | (self.fifo_last_data & !0x0EEE),
             0x04 => {
                 let i = ((self.addr >> 1) & 0x3F) as usize;
                 let v = if i < 40 { self.vsram[i] } else { self.vsram[0] };
                 v | (self.fifo_last_data & !0x07FF)
             }
-            0x0C => {
-                self.vram[(self.addr ^ 1) as usize] as u16 | (self.fifo_last_data & 0xFF00)
-            }
+            0x0C => self.vram[(self.addr ^ 1) as usize] as u16 | (self.fifo_last_data & 0xFF00),
             _ => {
                 self.invalid_writes += 1;
                 self.fifo_last_data

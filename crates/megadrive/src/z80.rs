@@ -11,7 +11,7 @@
 use rustzx_z80::{Opcode, Prefix, Z80Bus, Z80};
 
 use crate::cart::Cart;
-use crate::timing::{Z80_BANK_WAIT_TSTATES, Z80_DIVIDER};
+use crate::timing::{z80_bank_m68k_stall_mclk, Z80_BANK_WAIT_TSTATES, Z80_DIVIDER};
 use crate::ym2612::Ym2612;
 
 pub struct Z80Sys {
@@ -31,6 +31,11 @@ pub struct Z80Sys {
     /// Z80 accesses to 68000 addresses that are not ROM or work RAM.
     pub bad_bank_accesses: u64,
     pub psg_writes: u64,
+    /// mclk the 68000 owes for Z80 accesses to its bus (charged at its next
+    /// instruction boundary).
+    pub m68k_stall: u64,
+    /// Z80 accesses to the 68000 bus so far.
+    pub bank_accesses: u64,
 }
 
 impl Default for Z80Sys {
@@ -54,6 +59,8 @@ impl Z80Sys {
             clock: 0,
             bad_bank_accesses: 0,
             psg_writes: 0,
+            m68k_stall: 0,
+            bank_accesses: 0,
         }
     }
 
@@ -81,6 +88,8 @@ impl Z80Sys {
             start: self.clock,
             bad: 0,
             psg: 0,
+            stall: 0,
+            bank_count: 0,
         };
         let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
         while bus.tstates < target_t {
@@ -89,6 +98,8 @@ impl Z80Sys {
         self.clock += bus.tstates * Z80_DIVIDER;
         self.bad_bank_accesses += bus.bad;
         self.psg_writes += bus.psg;
+        self.m68k_stall += bus.stall;
+        self.bank_accesses += bus.bank_count;
     }
 
     /// RESET line change (0xA11200 bit 0: 0 = hold in reset).
@@ -151,9 +162,20 @@ struct Z80Ctx<'a> {
     start: u64,
     bad: u64,
     psg: u64,
+    stall: u64,
+    bank_count: u64,
 }
 
 impl Z80Ctx<'_> {
+    /// A Z80 access to the 68000 bus: its own wait, and the 68000's loss.
+    fn bank_access(&mut self) {
+        // md-timing.md: about +3 Z80 cycles.
+        self.tstates += Z80_BANK_WAIT_TSTATES as u64;
+        let now = self.now();
+        self.stall += z80_bank_m68k_stall_mclk(now);
+        self.bank_count += 1;
+    }
+
     fn now(&self) -> u64 {
         self.start + self.tstates * Z80_DIVIDER
     }
@@ -173,9 +195,7 @@ impl Z80Bus for Z80Ctx<'_> {
             }
             0x6000..=0x7FFF => 0xFF,
             _ => {
-                // md-timing.md: a Z80 access to the 68000 bus costs about 3
-                // Z80 cycles more.
-                self.tstates += Z80_BANK_WAIT_TSTATES as u64;
+                self.bank_access();
                 let a = self.m68k_addr(addr);
                 if a < 0x400000 {
                     self.cart.read_byte(a).unwrap_or(0xFF)
@@ -200,7 +220,7 @@ impl Z80Bus for Z80Ctx<'_> {
             0x7F11 => self.psg += 1,
             0x6100..=0x7FFF => {}
             _ => {
-                self.tstates += Z80_BANK_WAIT_TSTATES as u64;
+                self.bank_access();
                 let a = self.m68k_addr(addr);
                 if a >= 0xE00000 {
                     self.wram[(a & 0xFFFF) as usize] = data;
@@ -289,10 +309,21 @@ mod tests {
         z.set_reset(false, 10_000);
         z.run_until(20_000, &c, &mut wram);
         assert_eq!(z.ram[0x1000], 0x5A);
-        assert!(z.clock >= 20_000 && z.clock < 20_000 + 15 * 24, "{}", z.clock);
-        assert_eq!((z.clock - 10_000) % 15, 0, "clock advances in whole Z80 cycles");
+        assert!(
+            z.clock >= 20_000 && z.clock < 20_000 + 15 * 24,
+            "{}",
+            z.clock
+        );
+        assert_eq!(
+            (z.clock - 10_000) % 15,
+            0,
+            "clock advances in whole Z80 cycles"
+        );
         // The write to the bank window hit ROM: counted, ignored.
         assert_eq!(z.bad_bank_accesses, 1);
+        // Two accesses to the 68000 bus, each costing it 70 or 77 mclk.
+        assert_eq!(z.bank_accesses, 2);
+        assert!(z.m68k_stall == 140 || z.m68k_stall == 147 || z.m68k_stall == 154);
         // Bus requested: the Z80 stops.
         let now = z.clock;
         z.set_busreq(true, now);

@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 pub mod heap;
+pub mod profile;
 pub mod run;
 pub mod samples;
 

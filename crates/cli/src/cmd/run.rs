@@ -75,12 +75,12 @@ pub fn parse_screenshot(spec: &str) -> Result<(u64, PathBuf), UsageError> {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let Some(rom_path) = args.rom.as_deref() else {
-        return Err(UsageError(
-            "no ROM given: `retroprof run ROM [--frames N]` (the built-in demo ROM is not available yet)"
-                .into(),
-        )
-        .into());
+    let rom_path: &Path = match args.rom.as_deref() {
+        Some(p) => p,
+        None => {
+            println!("No ROM given: running the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
+            Path::new(retroprof_mdprof::demo::LABEL)
+        }
     };
     let pad1 = InputScript::parse(&args.input).map_err(|e| UsageError(e.to_string()))?;
     let pad2 = InputScript::parse(&args.input2).map_err(|e| UsageError(e.to_string()))?;
@@ -99,7 +99,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .into());
         }
     }
-    let rom = load_rom(rom_path)?;
+    let rom = match args.rom {
+        Some(_) => load_rom(rom_path)?,
+        None => retroprof_mdprof::demo::load().0,
+    };
     let config = Config {
         region: args.region.map(|r| match r {
             RegionArg::Ntsc => {

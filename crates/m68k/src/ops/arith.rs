@@ -42,8 +42,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
 
     /// <ea> op Dn -> Dn (ADD, SUB, CMP, AND, OR): 4+ea; long 6+ea, or 8 for
     /// register/immediate sources (CMP.L always 6+ea).
-    pub(crate) fn op_alu_to_d<const S: u32>(&mut self, op: u16, a: Alu) -> R<()> {
-        let loc = self.resolve::<S, true>(op & 0x3F)?;
+    pub(crate) fn op_alu_to_d<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         let s = self.read_loc::<S>(loc)?;
         let r = ((op >> 9) & 7) as usize;
         let d = self.dreg::<S>(r);
@@ -61,9 +61,9 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
 
     /// Dn op <ea> -> <ea> (ADD, SUB, AND, OR, EOR): 8+ea, long 12+ea
     /// (read, prefetch, write); EOR Dn,Dn 4 / 8.
-    pub(crate) fn op_alu_to_ea<const S: u32>(&mut self, op: u16, a: Alu) -> R<()> {
+    pub(crate) fn op_alu_to_ea<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         let s = self.dreg::<S>(((op >> 9) & 7) as usize);
-        let loc = self.resolve::<S, true>(op & 0x3F)?;
+        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         if let Loc::D(r) = loc {
             let d = self.dreg::<S>(r);
             let v = self.alu::<S>(a, s, d);
@@ -82,13 +82,13 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
 
     /// #imm op <ea>: Dn 8 / 16 (CMPI.L 14); memory 12+ea /
     /// 20+ea (CMPI 8+ea / 12+ea).
-    pub(crate) fn op_alu_imm<const S: u32>(&mut self, op: u16, a: Alu) -> R<()> {
+    pub(crate) fn op_alu_imm<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         let s = if S == 4 {
             self.ext_l()?
         } else {
             self.ext()? as u32 & mask(S)
         };
-        let loc = self.resolve::<S, true>(op & 0x3F)?;
+        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         if let Loc::D(r) = loc {
             let d = self.dreg::<S>(r);
             let v = self.alu::<S>(a, s, d);
@@ -110,8 +110,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
 
     /// ADDA/SUBA/CMPA: word 8+ea, long 6+ea (8 register/immediate); CMPA
     /// 6+ea.
-    pub(crate) fn op_alu_a<const S: u32>(&mut self, op: u16, a: Alu) -> R<()> {
-        let loc = self.resolve::<S, true>(op & 0x3F)?;
+    pub(crate) fn op_alu_a<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         let s = sext(self.read_loc::<S>(loc)?, S);
         let r = ((op >> 9) & 7) as usize;
         let d = self.c.a[r];
@@ -131,13 +131,13 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     }
 
     /// ADDQ/SUBQ to Dn or memory: Dn 4 / 8, memory 8+ea / 12+ea.
-    pub(crate) fn op_addq<const S: u32>(&mut self, op: u16, sub: bool) -> R<()> {
+    pub(crate) fn op_addq<const S: u32, const M: u8>(&mut self, op: u16, sub: bool) -> R<()> {
         let q = match (op >> 9) & 7 {
             0 => 8,
             n => n as u32,
         };
         let a = if sub { Alu::Sub } else { Alu::Add };
-        let loc = self.resolve::<S, true>(op & 0x3F)?;
+        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         if let Loc::D(r) = loc {
             let d = self.dreg::<S>(r);
             let v = self.alu::<S>(a, q, d);
@@ -272,8 +272,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     }
 
     /// TST: 4+ea.
-    pub(crate) fn op_tst<const S: u32>(&mut self, op: u16) -> R<()> {
-        let v = self.read_ea::<S>(op & 0x3F)?;
+    pub(crate) fn op_tst<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        let v = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.set_logic::<S>(v);
         self.prefetch()
     }

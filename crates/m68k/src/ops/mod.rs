@@ -12,7 +12,8 @@ mod system;
 
 use crate::bus::{Bus, ExceptionKind, Observer};
 use crate::core::{Ctx, R};
-use crate::decode::{Op, Sz};
+use crate::decode::{Entry, Op, Sz};
+use crate::ea::DYN;
 
 /// Call a size-generic handler with the size of a decoded variant.
 macro_rules! sized {
@@ -25,15 +26,69 @@ macro_rules! sized {
     };
 }
 
+/// Call a size- and mode-generic handler: `sm` (from the decode table:
+/// size index * 16 + EA mode index) selects the instance specialised for
+/// that size and addressing mode with a single jump, so the handler does
+/// no run-time EA-mode dispatch. Any other `sm` (not produced by the
+/// table) falls back to the run-time-mode instance of size `$sz`.
+macro_rules! by_sm {
+    ($s:expr, $sm:expr, $sz:expr, $f:ident ( $($a:expr),* )) => {
+        match $sm {
+            0x00 => $s.$f::<1, 0>($($a),*),
+            0x01 => $s.$f::<1, 1>($($a),*),
+            0x02 => $s.$f::<1, 2>($($a),*),
+            0x03 => $s.$f::<1, 3>($($a),*),
+            0x04 => $s.$f::<1, 4>($($a),*),
+            0x05 => $s.$f::<1, 5>($($a),*),
+            0x06 => $s.$f::<1, 6>($($a),*),
+            0x07 => $s.$f::<1, 7>($($a),*),
+            0x08 => $s.$f::<1, 8>($($a),*),
+            0x09 => $s.$f::<1, 9>($($a),*),
+            0x0A => $s.$f::<1, 10>($($a),*),
+            0x0B => $s.$f::<1, 11>($($a),*),
+            0x10 => $s.$f::<2, 0>($($a),*),
+            0x11 => $s.$f::<2, 1>($($a),*),
+            0x12 => $s.$f::<2, 2>($($a),*),
+            0x13 => $s.$f::<2, 3>($($a),*),
+            0x14 => $s.$f::<2, 4>($($a),*),
+            0x15 => $s.$f::<2, 5>($($a),*),
+            0x16 => $s.$f::<2, 6>($($a),*),
+            0x17 => $s.$f::<2, 7>($($a),*),
+            0x18 => $s.$f::<2, 8>($($a),*),
+            0x19 => $s.$f::<2, 9>($($a),*),
+            0x1A => $s.$f::<2, 10>($($a),*),
+            0x1B => $s.$f::<2, 11>($($a),*),
+            0x20 => $s.$f::<4, 0>($($a),*),
+            0x21 => $s.$f::<4, 1>($($a),*),
+            0x22 => $s.$f::<4, 2>($($a),*),
+            0x23 => $s.$f::<4, 3>($($a),*),
+            0x24 => $s.$f::<4, 4>($($a),*),
+            0x25 => $s.$f::<4, 5>($($a),*),
+            0x26 => $s.$f::<4, 6>($($a),*),
+            0x27 => $s.$f::<4, 7>($($a),*),
+            0x28 => $s.$f::<4, 8>($($a),*),
+            0x29 => $s.$f::<4, 9>($($a),*),
+            0x2A => $s.$f::<4, 10>($($a),*),
+            0x2B => $s.$f::<4, 11>($($a),*),
+            _ => match $sz {
+                Sz::B => $s.$f::<1, DYN>($($a),*),
+                Sz::W => $s.$f::<2, DYN>($($a),*),
+                Sz::L => $s.$f::<4, DYN>($($a),*),
+            },
+        }
+    };
+}
+
 impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     #[inline(always)]
-    pub(crate) fn exec(&mut self, op: u16, d: Op) -> R<()> {
-        match d {
+    pub(crate) fn exec(&mut self, op: u16, e: Entry) -> R<()> {
+        let sm = e.sm;
+        match e.op {
             Op::Illegal => self.illegal_exc(ExceptionKind::IllegalInstruction, 4),
             Op::LineA => self.illegal_exc(ExceptionKind::LineA, 10),
             Op::LineF => self.illegal_exc(ExceptionKind::LineF, 11),
-            Op::Move(s) => sized!(self, s, op_move(op)),
-            Op::Movea(s) => sized!(self, s, op_movea(op)),
+            Op::Move(s) => by_sm!(self, sm, s, op_move(op)),
+            Op::Movea(s) => by_sm!(self, sm, s, op_movea(op)),
             Op::Moveq => self.op_moveq(op),
             Op::Movem { to_mem, long } => match (to_mem, long) {
                 (true, false) => self.op_movem_to_mem::<2>(op),
@@ -47,13 +102,13 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             Op::Exg => self.op_exg(op),
             Op::Swap => self.op_swap(op),
             Op::Ext(s) => self.op_ext(op, s == Sz::L),
-            Op::Clr(s) => sized!(self, s, op_clr(op)),
-            Op::AluToD(a, s) => sized!(self, s, op_alu_to_d(op, a)),
-            Op::AluToEa(a, s) => sized!(self, s, op_alu_to_ea(op, a)),
-            Op::AluImm(a, s) => sized!(self, s, op_alu_imm(op, a)),
-            Op::AluA(a, s) => sized!(self, s, op_alu_a(op, a)),
-            Op::Addq(s) => sized!(self, s, op_addq(op, false)),
-            Op::Subq(s) => sized!(self, s, op_addq(op, true)),
+            Op::Clr(s) => by_sm!(self, sm, s, op_clr(op)),
+            Op::AluToD(a, s) => by_sm!(self, sm, s, op_alu_to_d(op, a)),
+            Op::AluToEa(a, s) => by_sm!(self, sm, s, op_alu_to_ea(op, a)),
+            Op::AluImm(a, s) => by_sm!(self, sm, s, op_alu_imm(op, a)),
+            Op::AluA(a, s) => by_sm!(self, sm, s, op_alu_a(op, a)),
+            Op::Addq(s) => by_sm!(self, sm, s, op_addq(op, false)),
+            Op::Subq(s) => by_sm!(self, sm, s, op_addq(op, true)),
             Op::AddqA => self.op_addq_a(op, false),
             Op::SubqA => self.op_addq_a(op, true),
             Op::Addx { mem, sz } => sized!(self, sz, op_addx(op, mem, false)),
@@ -62,7 +117,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             Op::Neg(s) => sized!(self, s, op_neg(op, false)),
             Op::Negx(s) => sized!(self, s, op_neg(op, true)),
             Op::Not(s) => sized!(self, s, op_not(op)),
-            Op::Tst(s) => sized!(self, s, op_tst(op)),
+            Op::Tst(s) => by_sm!(self, sm, s, op_tst(op)),
             Op::LogicImmSr { op: a, sr } => self.op_logic_sr(a, sr),
             Op::ShiftReg(k, s) => sized!(self, s, op_shift_reg(op, k)),
             Op::ShiftMem(k) => self.op_shift_mem(op, k),

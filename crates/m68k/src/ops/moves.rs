@@ -9,8 +9,8 @@ use crate::core::{sext, Ctx, R};
 use crate::ea::Loc;
 
 impl<B: Bus, O: Observer> Ctx<'_, B, O> {
-    pub(crate) fn op_move<const S: u32>(&mut self, op: u16) -> R<()> {
-        let src = self.read_ea::<S>(op & 0x3F)?;
+    pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;
         // A faulting write pushes PC (An), (An)+) or PC - 2 (other modes).
         let dm = (op >> 6) & 7;
@@ -129,8 +129,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         Ok(())
     }
 
-    pub(crate) fn op_movea<const S: u32>(&mut self, op: u16) -> R<()> {
-        let src = self.read_ea::<S>(op & 0x3F)?;
+    pub(crate) fn op_movea<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.c.a[((op >> 9) & 7) as usize] = sext(src, S);
         self.prefetch()
     }
@@ -313,8 +313,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     }
 
     /// CLR: the 68000 reads the operand before writing zero.
-    pub(crate) fn op_clr<const S: u32>(&mut self, op: u16) -> R<()> {
-        let loc = self.resolve::<S, true>(op & 0x3F)?;
+    pub(crate) fn op_clr<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         if let Loc::D(r) = loc {
             self.set_dreg::<S>(r, 0);
             self.set_logic::<S>(0);

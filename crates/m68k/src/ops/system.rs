@@ -144,6 +144,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         self.set_sr(v);
         self.idle(4);
         self.c.stopped = true;
+        self.c.attention = true;
         Ok(())
     }
 

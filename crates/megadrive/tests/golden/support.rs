@@ -128,7 +128,9 @@ pub struct Shot {
 }
 
 fn env_set(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty() && v != "0")
+    std::env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty() && v != "0")
 }
 
 /// Write the screenshots as PNGs when `RETROPROF_DUMP` names a folder.

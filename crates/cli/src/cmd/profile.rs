@@ -1,0 +1,370 @@
+//! `retroprof profile`: the frame-budget profiler for Mega Drive games.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context;
+use retroprof_mdprof::{demo, load_symbols, output, ProfileOptions, Report, Session};
+use retroprof_megadrive::{Region, Rom};
+
+use super::run::RegionArg;
+use super::UsageError;
+
+#[derive(clap::Args, Debug)]
+#[command(
+    about = "Profile a Mega Drive ROM's frame budget: busy/idle per frame, dropped frames, DMA, top functions",
+    long_about = "Runs a Mega Drive ROM in retroprof's cycle-exact emulator and charges every 68000 \
+                  cycle to the function at its PC (symbols: symbol.txt / rom.out / *.elf found next \
+                  to the ROM or in SGDK's out/ folder, or --symbols). Idle = time inside the idle \
+                  functions (default VDP_waitVBlank and VDP_waitVSync); a game loop starts when the \
+                  game leaves the idle function at interrupt level 0 (calls made from inside the \
+                  wait and interrupts do not count); a frame with no new loop is dropped. A frame \
+                  starts at the first VBlank line (line 224 in NTSC V28). Cycles are 68000 cycles \
+                  (master clocks / 7). Interrupt entry is charged to the interrupt handler.\n\n\
+                  With no ROM, profiles the built-in demo (the known-costs test ROM).\n\n\
+                  Exit codes: 0 done, 3 a --fail-* gate tripped, 2 bad input or arguments, 1 other \
+                  errors."
+)]
+pub struct ProfileArgs {
+    /// ROM image(s); none = the built-in demo ROM. Several ROMs run in parallel (--jobs).
+    pub roms: Vec<PathBuf>,
+
+    /// Frames to run.
+    #[arg(long, default_value_t = 1800, value_name = "N")]
+    pub frames: u64,
+
+    /// Statistics start at frame F (earlier frames still run and appear in --csv).
+    #[arg(long, default_value_t = 0, value_name = "F")]
+    pub from: u64,
+
+    /// Pad 1 script: FROM-TO:BUTTONS, FROM:BUTTONS or FROM-:BUTTONS (as for `run`).
+    #[arg(long, value_name = "SPEC")]
+    pub input: Vec<String>,
+
+    /// Pad 2 script (same syntax).
+    #[arg(long, value_name = "SPEC")]
+    pub input2: Vec<String>,
+
+    /// Force the console region instead of the ROM header's.
+    #[arg(long, value_enum, value_name = "REGION")]
+    pub region: Option<RegionArg>,
+
+    /// Idle function (repeatable); default VDP_waitVBlank and VDP_waitVSync.
+    #[arg(long, value_name = "NAME")]
+    pub idle: Vec<String>,
+
+    /// Functions shown (and kept per frame), worst frames shown.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+
+    /// Keep local labels (.loop) as functions of their own instead of merging them.
+    #[arg(long)]
+    pub keep_labels: bool,
+
+    /// Symbol file (nm listing or ELF) instead of looking next to the ROM.
+    #[arg(long, value_name = "FILE")]
+    pub symbols: Option<PathBuf>,
+
+    /// RAM value to log per frame: SYMBOL or 0xADDR, optionally :b, :w or :l (repeatable).
+    #[arg(long, value_name = "SYMBOL|ADDR[:b|w|l]")]
+    pub watch: Vec<String>,
+
+    /// Per-frame CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Flat + inclusive profile CSV.
+    #[arg(long, value_name = "FILE")]
+    pub functions: Option<PathBuf>,
+
+    /// The whole report as JSON (schema retroprof-mdprof-report/1).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Folded stacks (flamegraph.pl input).
+    #[arg(long, value_name = "FILE")]
+    pub folded: Option<PathBuf>,
+
+    /// Flame graph SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub flamegraph: Option<PathBuf>,
+
+    /// pprof profile (gzip-compressed protobuf).
+    #[arg(long, value_name = "FILE.pb.gz")]
+    pub pprof: Option<PathBuf>,
+
+    /// speedscope JSON.
+    #[arg(long, value_name = "FILE.json")]
+    pub speedscope: Option<PathBuf>,
+
+    /// Exit with code 3 when a counted frame's load is over PCT percent.
+    #[arg(long, value_name = "PCT")]
+    pub fail_over_load: Option<f64>,
+
+    /// Exit with code 3 when more than N frames were dropped (after the first game loop).
+    #[arg(long, value_name = "N")]
+    pub fail_dropped_over: Option<u64>,
+
+    /// ROMs profiled at once (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+fn region_of(arg: Option<RegionArg>, rom: &Rom) -> Option<Region> {
+    arg.map(|r| match r {
+        RegionArg::Ntsc => {
+            if rom.region() == Region::JapanNtsc {
+                Region::JapanNtsc
+            } else {
+                Region::UsaNtsc
+            }
+        }
+        RegionArg::Pal => Region::EuropePal,
+    })
+}
+
+fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
+    ProfileOptions {
+        frames: args.frames,
+        from: args.from,
+        input: args.input.clone(),
+        input2: args.input2.clone(),
+        region: region_of(args.region, rom),
+        idle: args.idle.clone(),
+        top: args.top.max(1),
+        keep_labels: args.keep_labels,
+        watch: args.watch.clone(),
+    }
+}
+
+/// Load a ROM (or the demo) and its symbols into a session.
+fn session(args: &ProfileArgs, rom_path: Option<&Path>) -> anyhow::Result<Session> {
+    let (rom, syms, label) = match rom_path {
+        None => {
+            let (rom, syms) = demo::load();
+            let syms = match &args.symbols {
+                Some(p) => load_symbols(Path::new(""), Some(p)).map_err(|e| UsageError(e.to_string()))?,
+                None => Some(syms),
+            };
+            (rom, syms, demo::LABEL.to_string())
+        }
+        Some(p) => {
+            let rom = super::run::load_rom(p)?;
+            let syms = load_symbols(p, args.symbols.as_deref()).map_err(|e| UsageError(e.to_string()))?;
+            (rom, syms, p.display().to_string())
+        }
+    };
+    let opts = options(args, &rom);
+    Session::new(rom, label, syms, opts).map_err(|e| UsageError(e.to_string()).into())
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal and the
+/// run has taken more than half a second.
+struct Progress {
+    on: bool,
+    start: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(on: bool) -> Self {
+        Progress {
+            on: on && std::io::stderr().is_terminal(),
+            start: Instant::now(),
+            shown: false,
+        }
+    }
+
+    fn update(&mut self, done: u64, total: u64) {
+        if !self.on || done % 20 != 0 || self.start.elapsed().as_millis() < 500 {
+            return;
+        }
+        let width = 40u64;
+        let filled = (done * width / total.max(1)) as usize;
+        eprint!(
+            "\r[{}{}] {done}/{total} frames",
+            "#".repeat(filled),
+            " ".repeat(width as usize - filled)
+        );
+        self.shown = true;
+    }
+
+    fn finish(&mut self) {
+        if self.shown {
+            eprint!("\r{}\r", " ".repeat(70));
+        }
+    }
+}
+
+fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
+    use retroprof_profile::write as pw;
+    let out = |path: &Path, f: &dyn Fn(&mut dyn std::io::Write) -> Result<(), output::OutputError>| {
+        pw::atomic(path, true, |w| {
+            f(w).map_err(|e| match e {
+                output::OutputError::Io(source) => retroprof_profile::Error::Io {
+                    path: pw::STREAM_PATH.into(),
+                    source,
+                },
+                output::OutputError::Json(j) => retroprof_profile::Error::Invalid(j.to_string()),
+            })
+        })
+        .with_context(|| format!("writing {}", path.display()))
+    };
+    if let Some(p) = &args.csv {
+        out(p, &|w| output::frames_csv(r, w))?;
+    }
+    if let Some(p) = &args.functions {
+        out(p, &|w| output::functions_csv(r, w))?;
+    }
+    if let Some(p) = &args.json {
+        out(p, &|w| output::json(r, w))?;
+    }
+    let need_stacks = args.folded.is_some() || args.flamegraph.is_some() || args.pprof.is_some() || args.speedscope.is_some();
+    if need_stacks {
+        let sp = output::stack_profile(r);
+        if let Some(p) = &args.folded {
+            pw::atomic(p, true, |w| pw::folded(&sp, 0, w)).with_context(|| format!("writing {}", p.display()))?;
+        }
+        if let Some(p) = &args.flamegraph {
+            let title = format!("{} - 68000 cycles", r.rom.path);
+            pw::atomic(p, true, |w| pw::flamegraph_svg(&sp, 0, &title, w))
+                .with_context(|| format!("writing {}", p.display()))?;
+        }
+        if let Some(p) = &args.pprof {
+            pw::atomic(p, true, |w| pw::pprof(&sp, w)).with_context(|| format!("writing {}", p.display()))?;
+        }
+        if let Some(p) = &args.speedscope {
+            pw::atomic(p, true, |w| pw::speedscope(&sp, w)).with_context(|| format!("writing {}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The CI gates: messages naming the offending frames (empty = pass).
+fn gates(args: &ProfileArgs, r: &Report) -> Vec<String> {
+    let mut v = Vec::new();
+    let list = |frames: &[u64]| {
+        let s: Vec<String> = frames.iter().take(20).map(|f| f.to_string()).collect();
+        format!("{}{}", s.join(" "), if frames.len() > 20 { format!(" ... ({} in all)", frames.len()) } else { String::new() })
+    };
+    if let Some(max) = args.fail_over_load {
+        let over = output::frames_over_load(r, max);
+        if !over.is_empty() {
+            v.push(format!(
+                "{}: {} frame(s) over {max}% load: {}",
+                r.rom.path,
+                over.len(),
+                list(&over)
+            ));
+        }
+    }
+    if let Some(max) = args.fail_dropped_over {
+        if r.summary.dropped_frames > max {
+            v.push(format!(
+                "{}: {} dropped frame(s), more than {max}: {}",
+                r.rom.path,
+                r.summary.dropped_frames,
+                list(&r.summary.dropped)
+            ));
+        }
+    }
+    v
+}
+
+pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    if args.frames == 0 {
+        return Err(UsageError("--frames must be at least 1".into()).into());
+    }
+    let files = [&args.csv, &args.functions, &args.json, &args.folded, &args.flamegraph, &args.pprof, &args.speedscope];
+    if args.roms.len() > 1 && (files.iter().any(|f| f.is_some()) || args.symbols.is_some()) {
+        return Err(UsageError(
+            "file outputs and --symbols need a single ROM: run `retroprof profile` once per ROM".into(),
+        )
+        .into());
+    }
+    let color = std::io::stdout().is_terminal();
+    if args.roms.is_empty() {
+        println!("No ROM given: profiling the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
+        let s = session(&args, None)?;
+        return finish_one(&args, s, color);
+    }
+    if args.roms.len() == 1 {
+        let s = session(&args, Some(&args.roms[0]))?;
+        return finish_one(&args, s, color);
+    }
+    // Several ROMs: parallel, reports printed in order.
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, args.roms.len());
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<anyhow::Result<Report>>>> = Mutex::new((0..args.roms.len()).map(|_| None).collect());
+    std::thread::scope(|sc| {
+        for _ in 0..jobs {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= args.roms.len() {
+                    break;
+                }
+                let r = session(&args, Some(&args.roms[i])).map(|s| s.run(&mut |_, _| {}));
+                results.lock().expect("results lock")[i] = Some(r);
+            });
+        }
+    });
+    let mut code = ExitCode::SUCCESS;
+    let mut first_err = None;
+    let mut failures = Vec::new();
+    for r in results.into_inner().expect("results lock").into_iter().flatten() {
+        match r {
+            Ok(rep) => {
+                print!("{}", output::terminal(&rep, color));
+                println!();
+                failures.extend(gates(&args, &rep));
+            }
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("FAIL: {f}");
+        }
+        code = ExitCode::from(3);
+    }
+    Ok(code)
+}
+
+fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<ExitCode> {
+    let mut bar = Progress::new(true);
+    let start = Instant::now();
+    let report = s.run(&mut |d, t| bar.update(d, t));
+    bar.finish();
+    let wall = start.elapsed().as_secs_f64();
+    write_outputs(args, &report)?;
+    print!("{}", output::terminal(&report, color));
+    eprintln!(
+        "{} frames in {wall:.2} s ({:.0} frames/s)",
+        report.frames.len(),
+        report.frames.len() as f64 / wall.max(1e-9)
+    );
+    let failures = gates(args, &report);
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("FAIL: {f}");
+        }
+        return Ok(ExitCode::from(3));
+    }
+    if report.stopped.is_some() {
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,166 @@
+//! `retroprof profile` end to end: the built-in demo, golden report and
+//! CSV (RETROPROF_BLESS=1 rewrites them), outputs, CI gates, determinism,
+//! bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_retroprof"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run retroprof")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("retroprof-profile-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    if std::env::var_os("RETROPROF_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with RETROPROF_BLESS=1 to create it)", path.display()));
+    if want != actual {
+        for (i, (a, b)) in want.lines().zip(actual.lines()).enumerate() {
+            if a != b {
+                panic!("{} differs at line {}:\nwant: {a}\ngot:  {b}\n(RETROPROF_BLESS=1 rewrites it)", path.display(), i + 1);
+            }
+        }
+        panic!("{} differs in length (RETROPROF_BLESS=1 rewrites it)", path.display());
+    }
+}
+
+#[test]
+fn demo_report_and_csv_are_golden_and_deterministic() {
+    let d = tmp("demo");
+    let csv = d.join("frames.csv");
+    let funcs = d.join("funcs.csv");
+    let out = run(&[
+        "profile",
+        "--frames",
+        "420",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--functions",
+        funcs.to_str().unwrap(),
+        "--watch",
+        "loop_count",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.lines().next().unwrap().contains("built-in demo"), "first line says it is the demo");
+    assert!(!stdout.contains('\x1b'), "no colour when not on a terminal");
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv_text.starts_with("frame,busy_cycles,idle_cycles,load_pct,dropped,dma_vblank_bytes,dma_active_bytes"));
+    let f_text = std::fs::read_to_string(&funcs).unwrap();
+    assert!(f_text.starts_with("function,self_cycles,inclusive_cycles,calls"));
+    golden("profile_demo_report.txt", &stdout);
+    golden("profile_demo_frames.csv", &csv_text);
+    // Same run, same bytes.
+    let csv2 = d.join("frames2.csv");
+    let out2 = run(&["profile", "--frames", "420", "--csv", csv2.to_str().unwrap(), "--watch", "loop_count"]);
+    assert!(out2.status.success());
+    assert_eq!(std::fs::read(&csv2).unwrap(), csv_text.as_bytes());
+    assert_eq!(String::from_utf8(out2.stdout).unwrap(), stdout);
+}
+
+#[test]
+fn stack_outputs_and_json() {
+    let d = tmp("outs");
+    let p = |n: &str| d.join(n).to_str().unwrap().to_string();
+    let out = run(&[
+        "profile",
+        "--frames",
+        "120",
+        "--json",
+        &p("r.json"),
+        "--folded",
+        &p("s.folded"),
+        "--flamegraph",
+        &p("f.svg"),
+        "--pprof",
+        &p("p.pb.gz"),
+        "--speedscope",
+        &p("s.json"),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("r.json")).unwrap()).unwrap();
+    assert_eq!(j["schema"], "retroprof-mdprof-report/1");
+    assert_eq!(j["frames"].as_array().unwrap().len(), 120);
+    let folded = std::fs::read_to_string(d.join("s.folded")).unwrap();
+    assert!(folded.lines().any(|l| l.contains("main;")), "stacks under main");
+    assert!(std::fs::read_to_string(d.join("f.svg")).unwrap().starts_with("<?xml") || std::fs::read_to_string(d.join("f.svg")).unwrap().contains("<svg"));
+    assert_eq!(&std::fs::read(d.join("p.pb.gz")).unwrap()[..2], &[0x1f, 0x8b]);
+    let ss: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("s.json")).unwrap()).unwrap();
+    assert!(ss["profiles"].is_array());
+}
+
+#[test]
+fn ci_gates_exit_3_and_name_frames() {
+    // Phase B of the demo ROM drops frames from about frame 430 on.
+    let out = run(&["profile", "--frames", "480", "--fail-over-load", "90", "--fail-dropped-over", "0"]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("over 90% load:"), "{err}");
+    assert!(err.contains("dropped frame(s), more than 0:"), "{err}");
+    // A light run passes.
+    let ok = run(&["profile", "--frames", "200", "--from", "30", "--fail-over-load", "90", "--fail-dropped-over", "0"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+}
+
+#[test]
+fn bad_input_is_a_usage_error() {
+    let out = run(&["profile", "--frames", "10", "--watch", "no_such_symbol"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no_such_symbol"));
+    let out = run(&["profile", "/nonexistent/rom.bin"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["profile", "--frames", "10", "--input", "x-y:R"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn no_symbols_profiles_by_address_and_mismatch_warns() {
+    let d = tmp("nosym");
+    let rom = d.join("game.bin");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testroms/out/knowncosts/rom.bin"),
+        &rom,
+    )
+    .unwrap();
+    let out = run(&["profile", "--frames", "60", rom.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("no symbols"), "{s}");
+    assert!(s.contains("rom_0x"), "{s}");
+    // Symbols of another ROM: a warning.
+    let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testroms/out/heap/symbol.txt");
+    let out = run(&["profile", "--frames", "30", "--symbols", other.to_str().unwrap(), rom.to_str().unwrap()]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("warning:"), "{s}");
+}
+
+#[test]
+fn several_roms_run_in_parallel_in_order() {
+    let d = tmp("multi");
+    let a = d.join("a.bin");
+    let b = d.join("b.bin");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testroms/out/knowncosts/rom.bin");
+    std::fs::copy(&src, &a).unwrap();
+    std::fs::copy(&src, &b).unwrap();
+    let out = run(&["profile", "--frames", "60", "--jobs", "2", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = String::from_utf8_lossy(&out.stdout);
+    let ia = s.find("a.bin").unwrap();
+    let ib = s.find("b.bin").unwrap();
+    assert!(ia < ib);
+}
