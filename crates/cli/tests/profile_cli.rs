@@ -14,28 +14,44 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("retroprof-profile-cli-{}-{name}", std::process::id()));
+    let d = std::env::temp_dir().join(format!(
+        "retroprof-profile-cli-{}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
 fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
     if std::env::var_os("RETROPROF_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, actual).unwrap();
         return;
     }
-    let want = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with RETROPROF_BLESS=1 to create it)", path.display()));
+    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with RETROPROF_BLESS=1 to create it)",
+            path.display()
+        )
+    });
     if want != actual {
         for (i, (a, b)) in want.lines().zip(actual.lines()).enumerate() {
             if a != b {
-                panic!("{} differs at line {}:\nwant: {a}\ngot:  {b}\n(RETROPROF_BLESS=1 rewrites it)", path.display(), i + 1);
+                panic!(
+                    "{} differs at line {}:\nwant: {a}\ngot:  {b}\n(RETROPROF_BLESS=1 rewrites it)",
+                    path.display(),
+                    i + 1
+                );
             }
         }
-        panic!("{} differs in length (RETROPROF_BLESS=1 rewrites it)", path.display());
+        panic!(
+            "{} differs in length (RETROPROF_BLESS=1 rewrites it)",
+            path.display()
+        );
     }
 }
 
@@ -55,19 +71,36 @@ fn demo_report_and_csv_are_golden_and_deterministic() {
         "--watch",
         "loop_count",
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.lines().next().unwrap().contains("built-in demo"), "first line says it is the demo");
+    assert!(
+        stdout.lines().next().unwrap().contains("built-in demo"),
+        "first line says it is the demo"
+    );
     assert!(!stdout.contains('\x1b'), "no colour when not on a terminal");
     let csv_text = std::fs::read_to_string(&csv).unwrap();
-    assert!(csv_text.starts_with("frame,busy_cycles,idle_cycles,load_pct,dropped,dma_vblank_bytes,dma_active_bytes"));
+    assert!(csv_text.starts_with(
+        "frame,busy_cycles,idle_cycles,load_pct,dropped,dma_vblank_bytes,dma_active_bytes"
+    ));
     let f_text = std::fs::read_to_string(&funcs).unwrap();
     assert!(f_text.starts_with("function,self_cycles,inclusive_cycles,calls"));
     golden("profile_demo_report.txt", &stdout);
     golden("profile_demo_frames.csv", &csv_text);
     // Same run, same bytes.
     let csv2 = d.join("frames2.csv");
-    let out2 = run(&["profile", "--frames", "420", "--csv", csv2.to_str().unwrap(), "--watch", "loop_count"]);
+    let out2 = run(&[
+        "profile",
+        "--frames",
+        "420",
+        "--csv",
+        csv2.to_str().unwrap(),
+        "--watch",
+        "loop_count",
+    ]);
     assert!(out2.status.success());
     assert_eq!(std::fs::read(&csv2).unwrap(), csv_text.as_bytes());
     assert_eq!(String::from_utf8(out2.stdout).unwrap(), stdout);
@@ -92,29 +125,76 @@ fn stack_outputs_and_json() {
         "--speedscope",
         &p("s.json"),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("r.json")).unwrap()).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("r.json")).unwrap()).unwrap();
     assert_eq!(j["schema"], "retroprof-mdprof-report/1");
     assert_eq!(j["frames"].as_array().unwrap().len(), 120);
     let folded = std::fs::read_to_string(d.join("s.folded")).unwrap();
-    assert!(folded.lines().any(|l| l.contains("main;")), "stacks under main");
-    assert!(std::fs::read_to_string(d.join("f.svg")).unwrap().starts_with("<?xml") || std::fs::read_to_string(d.join("f.svg")).unwrap().contains("<svg"));
-    assert_eq!(&std::fs::read(d.join("p.pb.gz")).unwrap()[..2], &[0x1f, 0x8b]);
-    let ss: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("s.json")).unwrap()).unwrap();
+    assert!(
+        folded.lines().any(|l| l.contains("main;")),
+        "stacks under main"
+    );
+    assert!(
+        std::fs::read_to_string(d.join("f.svg"))
+            .unwrap()
+            .starts_with("<?xml")
+            || std::fs::read_to_string(d.join("f.svg"))
+                .unwrap()
+                .contains("<svg")
+    );
+    assert_eq!(
+        &std::fs::read(d.join("p.pb.gz")).unwrap()[..2],
+        &[0x1f, 0x8b]
+    );
+    let ss: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("s.json")).unwrap()).unwrap();
     assert!(ss["profiles"].is_array());
 }
 
 #[test]
 fn ci_gates_exit_3_and_name_frames() {
     // Phase B of the demo ROM drops frames from about frame 430 on.
-    let out = run(&["profile", "--frames", "480", "--fail-over-load", "90", "--fail-dropped-over", "0"]);
-    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&[
+        "profile",
+        "--frames",
+        "480",
+        "--fail-over-load",
+        "90",
+        "--fail-dropped-over",
+        "0",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("over 90% load:"), "{err}");
     assert!(err.contains("dropped frame(s), more than 0:"), "{err}");
     // A light run passes.
-    let ok = run(&["profile", "--frames", "200", "--from", "30", "--fail-over-load", "90", "--fail-dropped-over", "0"]);
-    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stderr));
+    let ok = run(&[
+        "profile",
+        "--frames",
+        "200",
+        "--from",
+        "30",
+        "--fail-over-load",
+        "90",
+        "--fail-dropped-over",
+        "0",
+    ]);
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
 }
 
 #[test]
@@ -138,13 +218,24 @@ fn no_symbols_profiles_by_address_and_mismatch_warns() {
     )
     .unwrap();
     let out = run(&["profile", "--frames", "60", rom.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("no symbols"), "{s}");
     assert!(s.contains("rom_0x"), "{s}");
     // Symbols of another ROM: a warning.
     let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testroms/out/heap/symbol.txt");
-    let out = run(&["profile", "--frames", "30", "--symbols", other.to_str().unwrap(), rom.to_str().unwrap()]);
+    let out = run(&[
+        "profile",
+        "--frames",
+        "30",
+        "--symbols",
+        other.to_str().unwrap(),
+        rom.to_str().unwrap(),
+    ]);
     let s = String::from_utf8_lossy(&out.stdout);
     assert!(s.contains("warning:"), "{s}");
 }
@@ -157,8 +248,20 @@ fn several_roms_run_in_parallel_in_order() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testroms/out/knowncosts/rom.bin");
     std::fs::copy(&src, &a).unwrap();
     std::fs::copy(&src, &b).unwrap();
-    let out = run(&["profile", "--frames", "60", "--jobs", "2", a.to_str().unwrap(), b.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&[
+        "profile",
+        "--frames",
+        "60",
+        "--jobs",
+        "2",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = String::from_utf8_lossy(&out.stdout);
     let ia = s.find("a.bin").unwrap();
     let ib = s.find("b.bin").unwrap();

@@ -535,9 +535,9 @@ fn decode4(op: u16) -> Op {
 }
 
 /// One decode-table entry: the operation and, for the size- and
-/// mode-specialised handlers, `sm` = size index (0 byte, 1 word, 2 long)
-/// * 16 + [`crate::ea::ea_index`] of the opcode's EA field, so that the
-/// dispatcher picks the specialised handler with one jump.
+/// mode-specialised handlers, `sm` = 16 times the size index (0 byte,
+/// 1 word, 2 long) plus [`crate::ea::ea_index`] of the opcode's EA field,
+/// so that the dispatcher picks the specialised handler with one jump.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(4))]
 pub(crate) struct Entry {

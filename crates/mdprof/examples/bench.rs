@@ -8,8 +8,8 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use retroprof_megadrive::{Config, System};
 use retroprof_mdprof::{demo, load_symbols, ProfileOptions, Session};
+use retroprof_megadrive::{Config, System};
 
 fn main() {
     let mut frames = 1200u64;
@@ -17,12 +17,18 @@ fn main() {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         if a == "--frames" {
-            frames = args.next().and_then(|v| v.parse().ok()).expect("--frames N");
+            frames = args
+                .next()
+                .and_then(|v| v.parse().ok())
+                .expect("--frames N");
         } else {
             roms.push(PathBuf::from(a));
         }
     }
-    let input = vec!["60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C".to_string()];
+    let input = vec![
+        "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C"
+            .to_string(),
+    ];
     let mut sessions = Vec::new();
     if roms.is_empty() {
         let (rom, syms) = demo::load();
@@ -33,7 +39,10 @@ fn main() {
         let syms = load_symbols(p, None).expect("symbols");
         sessions.push((p.display().to_string(), rom, syms));
     }
-    println!("{:<40} {:>10} {:>10} {:>7}", "rom", "noop fps", "prof fps", "ratio");
+    println!(
+        "{:<40} {:>10} {:>10} {:>7}",
+        "rom", "noop fps", "prof fps", "ratio"
+    );
     for (name, rom, syms) in sessions {
         let opts = ProfileOptions {
             frames,
@@ -53,6 +62,12 @@ fn main() {
         let t = Instant::now();
         let r = s.run(&mut |_, _| {});
         let prof = r.frames.len() as f64 / t.elapsed().as_secs_f64();
-        println!("{:<40} {:>10.0} {:>10.0} {:>7.2}", name, noop, prof, prof / noop);
+        println!(
+            "{:<40} {:>10.0} {:>10.0} {:>7.2}",
+            name,
+            noop,
+            prof,
+            prof / noop
+        );
     }
 }

@@ -116,12 +116,12 @@ pub(crate) fn report(
         busy_m += r.busy_mclk;
         idle_m += r.idle_mclk;
         load_sum += f.load_pct;
-        if sm.max_load_frame.is_none() || f.load_pct > sm.max_load_pct {
+        let after_boot = !matches!(p.first_loop_frame, Some(fl) if f.frame < fl);
+        if after_boot && (sm.max_load_frame.is_none() || f.load_pct > sm.max_load_pct) {
             sm.max_load_pct = f.load_pct;
             sm.max_load_frame = Some(f.frame);
         }
-        let after_boot = p.first_loop_frame.is_some_and(|fl| f.frame >= fl);
-        if f.dropped && after_boot {
+        if f.dropped && p.first_loop_frame.is_some() && after_boot {
             sm.dropped_frames += 1;
             sm.dropped.push(f.frame);
         }
@@ -185,7 +185,10 @@ pub(crate) fn report(
         })
         .collect();
     // Worst frames.
-    let mut worst: Vec<&FrameRecord> = frames.iter().filter(|f| f.counted).collect();
+    let mut worst: Vec<&FrameRecord> = frames
+        .iter()
+        .filter(|f| f.counted && !matches!(p.first_loop_frame, Some(fl) if f.frame < fl))
+        .collect();
     worst.sort_by(|a, b| {
         b.busy_cycles
             .partial_cmp(&a.busy_cycles)
@@ -204,7 +207,9 @@ pub(crate) fn report(
     stacks.sort_by(|a, b| a.stack.cmp(&b.stack));
     // Timing.
     let pal = last.map_or(region.is_pal(), |l| l.pal);
-    let mclk_per_frame = last.map_or(if pal { 3420 * 313 } else { 3420 * 262 }, |l| l.end_mclk - l.start_mclk);
+    let mclk_per_frame = last.map_or(if pal { 3420 * 313 } else { 3420 * 262 }, |l| {
+        l.end_mclk - l.start_mclk
+    });
     let timing = Timing {
         pal,
         mclk_per_frame,
@@ -226,7 +231,11 @@ pub(crate) fn report(
             }
             .to_string(),
             path: sy.path.display().to_string(),
-            also_read: sy.also_read.iter().map(|p| p.display().to_string()).collect(),
+            also_read: sy
+                .also_read
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
             function_symbols: sy.function_symbol_count() as u64,
             dwarf: sy.debug.is_some(),
             keep_labels: s.options.keep_labels,

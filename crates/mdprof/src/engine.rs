@@ -59,9 +59,7 @@
 use std::collections::BTreeMap;
 
 use retroprof_m68k::ExceptionKind;
-use retroprof_megadrive::{
-    Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView,
-};
+use retroprof_megadrive::{Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView};
 use retroprof_symbols::{FunctionIndex, FunctionOrigin};
 
 /// Deepest shadow stack kept.
@@ -135,46 +133,57 @@ impl Attribution {
         let mut attrs: Vec<AttrInfo> = Vec::new();
         let mut idle_v = Vec::new();
         // Id 0 = the index's function 0 ([unknown]).
-        let mut get = |fid: u32, ctx: u32, attrs: &mut Vec<AttrInfo>, idle_v: &mut Vec<bool>| -> u32 {
-            *map.entry((fid, ctx)).or_insert_with(|| {
-                let f = index.function(fid);
-                let chain = index.inline_chain(ctx);
-                let (name, inlined_into, names) = if chain.is_empty() {
-                    (f.name.clone(), None, Vec::new())
-                } else {
-                    let leaf = &chain[chain.len() - 1].name;
-                    (
-                        format!("{leaf} (inlined in {})", f.name),
-                        Some(f.name.clone()),
-                        chain.iter().map(|c| c.name.clone()).collect(),
-                    )
-                };
-                attrs.push(AttrInfo {
-                    name,
-                    function: fid,
-                    addr: f.start as u32,
-                    file: f.file.clone(),
-                    line: f.line,
-                    inlined_into,
-                    inline_chain: names,
-                    origin: f.origin,
-                    idle: idle_fn[fid as usize],
-                });
-                idle_v.push(idle_fn[fid as usize]);
-                (attrs.len() - 1) as u32
-            })
-        };
+        let mut get =
+            |fid: u32, ctx: u32, attrs: &mut Vec<AttrInfo>, idle_v: &mut Vec<bool>| -> u32 {
+                *map.entry((fid, ctx)).or_insert_with(|| {
+                    let f = index.function(fid);
+                    let chain = index.inline_chain(ctx);
+                    let (name, inlined_into, names) = if chain.is_empty() {
+                        (f.name.clone(), None, Vec::new())
+                    } else {
+                        let leaf = &chain[chain.len() - 1].name;
+                        (
+                            format!("{leaf} (inlined in {})", f.name),
+                            Some(f.name.clone()),
+                            chain.iter().map(|c| c.name.clone()).collect(),
+                        )
+                    };
+                    attrs.push(AttrInfo {
+                        name,
+                        function: fid,
+                        addr: f.start as u32,
+                        file: f.file.clone(),
+                        line: f.line,
+                        inlined_into,
+                        inline_chain: names,
+                        origin: f.origin,
+                        idle: idle_fn[fid as usize],
+                    });
+                    idle_v.push(idle_fn[fid as usize]);
+                    (attrs.len() - 1) as u32
+                })
+            };
         get(0, 0, &mut attrs, &mut idle_v);
         let rom_len = rom.len().min(0x40_0000) as u32;
         let mut rom_tab = Vec::with_capacity(rom_len.div_ceil(2) as usize);
         for i in 0..rom_len.div_ceil(2) {
             let a = (i * 2) as u64;
-            rom_tab.push(get(index.lookup(a), index.inline_at(a), &mut attrs, &mut idle_v));
+            rom_tab.push(get(
+                index.lookup(a),
+                index.inline_at(a),
+                &mut attrs,
+                &mut idle_v,
+            ));
         }
         let mut ram_tab = Vec::with_capacity(0x8000);
         for i in 0..0x8000u32 {
             let a = (RAM_BASE + i * 2) as u64;
-            ram_tab.push(get(index.lookup(a), index.inline_at(a), &mut attrs, &mut idle_v));
+            ram_tab.push(get(
+                index.lookup(a),
+                index.inline_at(a),
+                &mut attrs,
+                &mut idle_v,
+            ));
         }
         (
             Attribution {
@@ -218,7 +227,9 @@ impl Attribution {
     /// Is the instruction at `pc` an RTE (ROM code only)?
     fn is_rte(&self, pc: u32) -> bool {
         let pc = (pc & 0xFF_FFFF) as usize;
-        pc + 1 < self.rom_bytes.len() && self.rom_bytes[pc] == 0x4E && self.rom_bytes[pc + 1] == 0x73
+        pc + 1 < self.rom_bytes.len()
+            && self.rom_bytes[pc] == 0x4E
+            && self.rom_bytes[pc + 1] == 0x73
     }
 }
 
@@ -496,6 +507,9 @@ impl Profiler {
                 if self.exc_depth == 0 && self.attr.is_idle(self.attr.id(target)) {
                     self.idle_calls = self.idle_calls.saturating_sub(1);
                 }
+                // Until the next instruction refines it, time (an interrupt
+                // taken at once) goes under the caller's frame.
+                self.cur_leaf = self.stack.last().map_or(0, |f| f.node);
                 // The next instruction recomputes its leaf.
                 self.cur_attr = NONE;
             }
@@ -504,7 +518,9 @@ impl Profiler {
 
     /// End of a frame: call after `System::run_frame` returned `info`, with
     /// the system's view (for the watches) and its instruction count.
-    pub fn frame_done(&mut self, info: &FrameInfo, view: &SystemView, instructions: u64) {
+    /// `now` is the CPU's time (`System::mclk`), which may be past the
+    /// frame's end by the last instruction.
+    pub fn frame_done(&mut self, info: &FrameInfo, view: &SystemView, now: u64, instructions: u64) {
         let watch = self
             .watches
             .iter()
@@ -514,13 +530,19 @@ impl Profiler {
                 _ => view.read_long(a),
             })
             .collect();
-        self.frame_done_at(info, view.mclk(), watch, instructions);
+        self.frame_done_at(info, now, watch, instructions);
     }
 
     /// [`Profiler::frame_done`] with the CPU's time `now` (master clocks,
     /// may be past `info.end_mclk` by the last instruction's overrun) and
     /// the watch values already read.
-    pub fn frame_done_at(&mut self, info: &FrameInfo, now: u64, watch: Vec<u32>, instructions: u64) {
+    pub fn frame_done_at(
+        &mut self,
+        info: &FrameInfo,
+        now: u64,
+        watch: Vec<u32>,
+        instructions: u64,
+    ) {
         // Split an instruction that ran past the frame's end.
         let over = now.saturating_sub(info.end_mclk);
         let last = self.last_attr;
@@ -648,7 +670,14 @@ impl MdObserver for Profiler {
         }
     }
 
-    fn exception(&mut self, kind: ExceptionKind, _vector: u8, handler: u32, mclk: u32, clock: &Clock) {
+    fn exception(
+        &mut self,
+        kind: ExceptionKind,
+        _vector: u8,
+        handler: u32,
+        mclk: u32,
+        clock: &Clock,
+    ) {
         if kind == ExceptionKind::Reset {
             return;
         }
@@ -743,8 +772,13 @@ mod tests {
         let mut rom = vec![0u8; 0x800];
         rom[0x502] = 0x4E;
         rom[0x503] = 0x73;
-        let idx = FunctionIndex::build(&table, None, &IndexOptions::mega_drive(rom.len() as u64)).unwrap();
-        let (attr, found) = Attribution::build(&idx, &rom, &["VDP_waitVBlank".to_string(), "VDP_waitVSync".to_string()]);
+        let idx = FunctionIndex::build(&table, None, &IndexOptions::mega_drive(rom.len() as u64))
+            .unwrap();
+        let (attr, found) = Attribution::build(
+            &idx,
+            &rom,
+            &["VDP_waitVBlank".to_string(), "VDP_waitVSync".to_string()],
+        );
         assert_eq!(found, vec!["VDP_waitVBlank".to_string()]);
         Profiler::new(attr, 0, 5, Vec::new())
     }
@@ -782,7 +816,7 @@ mod tests {
         p.ret(0x402, 0x306, 0xFFF0);
         i(&mut p, 0x402, 16);
         i(&mut p, 0x306, 10); // back in the wait
-        // An interrupt during the wait.
+                              // An interrupt during the wait.
         p.exception(ExceptionKind::Interrupt(6), 30, 0x500, 44 * 7, &c);
         i(&mut p, 0x500, 12);
         p.ret(0x502, 0x308, 0xFFF0);
@@ -794,7 +828,10 @@ mod tests {
         i(&mut p, 0x30A, 16);
         p.exception(ExceptionKind::Interrupt(6), 30, 0x500, 44 * 7, &c);
         i(&mut p, 0x500, 12);
-        assert_eq!(p.fa.loop_starts, 0, "an interrupt at the wait's edge is not a loop start");
+        assert_eq!(
+            p.fa.loop_starts, 0,
+            "an interrupt at the wait's edge is not a loop start"
+        );
         p.ret(0x502, 0x214, 0xFFF4);
         i(&mut p, 0x502, 20);
         i(&mut p, 0x214, 4); // game code again: the loop starts here
@@ -804,12 +841,13 @@ mod tests {
         p.call(0x216, 0x220, 0x218, 0xFFF0);
         i(&mut p, 0x216, 18);
         i(&mut p, 0x220, 4);
-        let total: u64 = 10 + 20 + 8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16 + 44 + 12 + 20 + 4 + 18 + 4;
+        let total: u64 =
+            10 + 20 + 8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16 + 44 + 12 + 20 + 4 + 18 + 4;
         p.frame_done_at(&info(0), 0, Vec::new(), 0);
         let f = &p.frames[0];
         assert_eq!(f.acc.loop_starts, 1);
         assert_eq!(f.acc.interrupts, 2);
-        let idle = 8 + 18 + 16 + 10 + 10 + 16;
+        let idle = 8 + 18 + 10 + 10 + 16;
         // STOP time: the test clock does not move, so the rest of the frame
         // counts as idle.
         assert_eq!(f.idle_mclk, idle * 7 + (896_040 - total * 7));

@@ -57,7 +57,9 @@ use std::io::Write;
 use std::path::Path;
 
 use retroprof_heap::report::TerminalOptions;
-use retroprof_heap::{Analysis, AnomalyKind, Arch, Grouping, HeapEvent, Replay, ReplayOptions, Symbolizer};
+use retroprof_heap::{
+    Analysis, AnomalyKind, Arch, Grouping, HeapEvent, Replay, ReplayOptions, Symbolizer,
+};
 use retroprof_megadrive::{MdObserver, PcSet, SystemView};
 use retroprof_profile::Frame;
 use retroprof_symbols::{FunctionIndex, FunctionOrigin};
@@ -504,10 +506,11 @@ impl HeapOutcome {
             .as_deref()
             .unwrap_or(b"retroprof-heap 1 arch=m68k\n");
         retroprof_profile::write::atomic(path, true, |w| {
-            w.write_all(data).map_err(|source| retroprof_profile::Error::Io {
-                path: path.display().to_string(),
-                source,
-            })
+            w.write_all(data)
+                .map_err(|source| retroprof_profile::Error::Io {
+                    path: path.display().to_string(),
+                    source,
+                })
         })
         .map_err(|source| HeapBridgeError::Write {
             path: path.display().to_string(),

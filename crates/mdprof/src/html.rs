@@ -98,8 +98,16 @@ pub fn base64(data: &[u8]) -> String {
         let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
         s.push(T[(n >> 18) as usize & 63] as char);
         s.push(T[(n >> 12) as usize & 63] as char);
-        s.push(if c.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        s.push(if c.len() > 2 { T[n as usize & 63] as char } else { '=' });
+        s.push(if c.len() > 1 {
+            T[(n >> 6) as usize & 63] as char
+        } else {
+            '='
+        });
+        s.push(if c.len() > 2 {
+            T[n as usize & 63] as char
+        } else {
+            '='
+        });
     }
     s
 }
@@ -344,9 +352,9 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{CSS}</style></head><body>\n",
         esc(&title)
     );
-    let _ = write!(
+    let _ = writeln!(
         s,
-        "<h1>{}</h1><div class=\"sub\">{} &middot; {} &middot; {} frames run, statistics from frame {} &middot; symbols: {}</div>\n",
+        "<h1>{}</h1><div class=\"sub\">{} &middot; {} &middot; {} frames run, statistics from frame {} &middot; symbols: {}</div>",
         esc(&title),
         esc(r.rom.title.trim()),
         esc(&r.rom.region),
@@ -355,7 +363,12 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
         esc(&r.symbols.source)
     );
     s.push_str("<div class=\"cards\">");
-    card(&mut s, &format!("{:.1} %", sm.mean_load_pct), "mean load", false);
+    card(
+        &mut s,
+        &format!("{:.1} %", sm.mean_load_pct),
+        "mean load",
+        false,
+    );
     card(
         &mut s,
         &format!("{:.1} %", sm.max_load_pct),
@@ -371,7 +384,12 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
         "dropped frames",
         sm.dropped_frames > 0,
     );
-    card(&mut s, &num(sm.dma_vblank_bytes as f64), "DMA bytes in VBlank", false);
+    card(
+        &mut s,
+        &num(sm.dma_vblank_bytes as f64),
+        "DMA bytes in VBlank",
+        false,
+    );
     card(
         &mut s,
         &num(sm.dma_active_bytes as f64),
@@ -445,9 +463,9 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     s.push_str("<h2>Worst frame</h2>\n");
     match shot {
         Some(p) => {
-            let _ = write!(
+            let _ = writeln!(
                 s,
-                "<p>Frame {} as the console drew it ({}x{}):</p><img class=\"shot\" alt=\"frame {}\" width=\"{}\" height=\"{}\" src=\"data:image/png;base64,{}\">\n",
+                "<p>Frame {} as the console drew it ({}x{}):</p><img class=\"shot\" alt=\"frame {}\" width=\"{}\" height=\"{}\" src=\"data:image/png;base64,{}\">",
                 p.frame,
                 p.width,
                 p.height,
@@ -457,14 +475,20 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
                 base64(&p.png)
             );
         }
-        None => s.push_str("<p>No screenshot (no counted frame, or the emulation stopped before it).</p>\n"),
+        None => s.push_str(
+            "<p>No screenshot (no counted frame, or the emulation stopped before it).</p>\n",
+        ),
     }
     s.push_str("<p class=\"legend\">Written by retroprof. Cycles are 68000 cycles (master clocks / 7).</p>\n</body></html>\n");
     s
 }
 
 /// Write the page to `w`.
-pub fn write<W: Write>(report: &Report, shot: Option<&Screenshot>, mut w: W) -> std::io::Result<()> {
+pub fn write<W: Write>(
+    report: &Report,
+    shot: Option<&Screenshot>,
+    mut w: W,
+) -> std::io::Result<()> {
     w.write_all(render(report, shot).as_bytes())
 }
 
@@ -498,7 +522,10 @@ mod tests {
 
     #[test]
     fn escaping() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
         assert_eq!(num(1234567.4), "1,234,567");
         assert_eq!(num(-1000.0), "-1,000");
         assert_eq!(nice_max(87.0), 100.0);

@@ -131,22 +131,29 @@ pub fn parse_watch(spec: &str, table: Option<&SymbolTable>) -> Result<report::Wa
         .or_else(|| what.strip_prefix("0X"))
         .or_else(|| what.strip_prefix('$'));
     let (addr, symbol, sym_size) = if let Some(h) = hex {
-        let a = u32::from_str_radix(h, 16).map_err(|_| err(format!("{what:?} is not a hex address")))?;
+        let a = u32::from_str_radix(h, 16)
+            .map_err(|_| err(format!("{what:?} is not a hex address")))?;
         (a, None, None)
     } else {
-        let table = table.ok_or_else(|| err("no symbols loaded: give an address such as 0xFF0010".into()))?;
+        let table = table
+            .ok_or_else(|| err("no symbols loaded: give an address such as 0xFF0010".into()))?;
         let s = table
             .symbols()
             .iter()
             .find(|s| s.name == what && s.kind != SymbolKind::Absolute)
             .ok_or_else(|| err(format!("no symbol named {what:?}")))?;
-        let sz = s.size.filter(|&z| z == 1 || z == 2 || z == 4).map(|z| z as u8);
+        let sz = s
+            .size
+            .filter(|&z| z == 1 || z == 2 || z == 4)
+            .map(|z| z as u8);
         (s.addr as u32, Some(what.to_string()), sz)
     };
     let size = size.or(sym_size).unwrap_or(4);
     let addr = addr & 0xFF_FFFF;
     if size > 1 && addr & 1 != 0 {
-        return Err(err(format!("odd address 0x{addr:06x} for a {size}-byte value")));
+        return Err(err(format!(
+            "odd address 0x{addr:06x} for a {size}-byte value"
+        )));
     }
     Ok(report::WatchSpec {
         spec: spec.to_string(),
@@ -159,7 +166,12 @@ pub fn parse_watch(spec: &str, table: Option<&SymbolTable>) -> Result<report::Wa
 impl Session {
     /// Prepare a run: mask and check the symbols, build the dense index and
     /// attribution table, resolve watches and idle functions.
-    pub fn new(rom: Rom, rom_label: String, mut symbols: Option<Symbols>, options: ProfileOptions) -> Result<Session, Error> {
+    pub fn new(
+        rom: Rom,
+        rom_label: String,
+        mut symbols: Option<Symbols>,
+        options: ProfileOptions,
+    ) -> Result<Session, Error> {
         if options.from >= options.frames && options.frames > 0 {
             return Err(Error::From {
                 from: options.from,
@@ -242,10 +254,31 @@ impl Session {
     /// every event after the profiler). `progress(done, total)` is called
     /// after each frame. Emulation errors stop the run; the report then
     /// covers the frames that finished and says why in `stopped`.
-    pub fn run_with<O: MdObserver>(&self, extra: &mut O, progress: &mut dyn FnMut(u64, u64)) -> Report {
+    pub fn run_with<O: MdObserver>(
+        &self,
+        extra: &mut O,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Report {
+        self.run_with_breakpoints(extra, None, progress)
+    }
+
+    /// [`Session::run_with`] with breakpoints for `extra`'s
+    /// [`MdObserver::at_pc`] (e.g. the heap bridge's `MEM_alloc` hooks).
+    pub fn run_with_breakpoints<O: MdObserver>(
+        &self,
+        extra: &mut O,
+        breakpoints: Option<retroprof_megadrive::PcSet>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Report {
         let mut sys = System::new(&self.rom, self.config());
+        sys.set_breakpoints(breakpoints);
         let watches = self.watches.iter().map(|w| (w.addr, w.size)).collect();
-        let mut prof = Profiler::new(self.attribution.clone(), self.options.from, self.options.top, watches);
+        let mut prof = Profiler::new(
+            self.attribution.clone(),
+            self.options.from,
+            self.options.top,
+            watches,
+        );
         let mut stopped = None;
         let mut last_info: Option<FrameInfo> = None;
         for frame in 0..self.options.frames {
@@ -255,7 +288,7 @@ impl Session {
             match sys.run_frame(&mut tee) {
                 Ok(info) => {
                     let n = sys.instructions();
-                    prof.frame_done(&info, &sys.view(), n);
+                    prof.frame_done(&info, &sys.view(), sys.mclk(), n);
                     last_info = Some(info);
                 }
                 Err(e) => {
@@ -283,7 +316,12 @@ impl<A: MdObserver, B: MdObserver> MdObserver for Tee<'_, A, B> {
         self.1.frame_start(frame, view);
     }
     #[inline(always)]
-    fn instruction(&mut self, pc: u32, cost: retroprof_megadrive::InstrCost, clock: &retroprof_megadrive::Clock) {
+    fn instruction(
+        &mut self,
+        pc: u32,
+        cost: retroprof_megadrive::InstrCost,
+        clock: &retroprof_megadrive::Clock,
+    ) {
         self.0.instruction(pc, cost, clock);
         self.1.instruction(pc, cost, clock);
     }
@@ -310,7 +348,12 @@ impl<A: MdObserver, B: MdObserver> MdObserver for Tee<'_, A, B> {
         self.1.ret(from_pc, target, sp);
     }
     #[inline(always)]
-    fn vdp_write(&mut self, port: retroprof_megadrive::VdpPort, value: u16, clock: &retroprof_megadrive::Clock) {
+    fn vdp_write(
+        &mut self,
+        port: retroprof_megadrive::VdpPort,
+        value: u16,
+        clock: &retroprof_megadrive::Clock,
+    ) {
         self.0.vdp_write(port, value, clock);
         self.1.vdp_write(port, value, clock);
     }
@@ -333,7 +376,10 @@ pub fn rom_label(path: &Path) -> String {
 
 /// Convenience for tests and tools: load a ROM file with its symbols found
 /// next to it and profile it.
-pub fn profile_file(rom: &Path, options: ProfileOptions) -> Result<Report, Box<dyn std::error::Error + Send + Sync>> {
+pub fn profile_file(
+    rom: &Path,
+    options: ProfileOptions,
+) -> Result<Report, Box<dyn std::error::Error + Send + Sync>> {
     let r = Rom::load(rom)?;
     let syms = load_symbols(rom, None)?;
     let s = Session::new(r, rom_label(rom), syms, options)?;

@@ -52,7 +52,10 @@ pub fn frames_csv<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
     writeln!(w, "{head}")?;
     for f in &r.frames {
         let (tn, tc) = match f.top.first() {
-            Some(t) => (csv_field(&r.functions[t.function].name), format!("{:.1}", t.cycles)),
+            Some(t) => (
+                csv_field(&r.functions[t.function].name),
+                format!("{:.1}", t.cycles),
+            ),
             None => (String::new(), String::new()),
         };
         write!(
@@ -89,7 +92,8 @@ pub fn frames_csv<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
 }
 
 /// Header of [`functions_csv`].
-pub const FUNCTIONS_CSV_HEADER: &str = "function,self_cycles,inclusive_cycles,calls,pct_all,pct_busy,cycles_per_call,\
+pub const FUNCTIONS_CSV_HEADER: &str =
+    "function,self_cycles,inclusive_cycles,calls,pct_all,pct_busy,cycles_per_call,\
 inclusive_per_call,addr,idle,origin,inlined_into,file,line";
 
 /// The flat + inclusive profile as CSV, in the report's order (self cycles
@@ -242,8 +246,16 @@ pub fn terminal(r: &Report, color: bool) -> String {
             r.symbols.source,
             r.symbols.path,
             r.symbols.function_symbols,
-            if r.symbols.dwarf { ", DWARF inlining" } else { "" },
-            if r.symbols.keep_labels { ", labels kept" } else { "" }
+            if r.symbols.dwarf {
+                ", DWARF inlining"
+            } else {
+                ""
+            },
+            if r.symbols.keep_labels {
+                ", labels kept"
+            } else {
+                ""
+            }
         )
     };
     let _ = writeln!(
@@ -281,8 +293,14 @@ pub fn terminal(r: &Report, color: bool) -> String {
         "load: mean {:.1}%  max {}{}   dropped frames: {} ({})",
         s.mean_load_pct,
         load_style(&st, s.max_load_pct, &format!("{:.1}%", s.max_load_pct)),
-        s.max_load_frame.map(|f| format!(" (frame {f})")).unwrap_or_default(),
-        if s.dropped_frames > 0 { st.red(&dropped) } else { dropped },
+        s.max_load_frame
+            .map(|f| format!(" (frame {f})"))
+            .unwrap_or_default(),
+        if s.dropped_frames > 0 {
+            st.red(&dropped)
+        } else {
+            dropped
+        },
         boot
     );
     if !s.dropped.is_empty() {
@@ -291,10 +309,15 @@ pub fn terminal(r: &Report, color: bool) -> String {
             o,
             "  dropped: {}{}",
             list.join(" "),
-            if s.dropped.len() > 12 { format!(" ... ({} more)", s.dropped.len() - 12) } else { String::new() }
+            if s.dropped.len() > 12 {
+                format!(" ... ({} more)", s.dropped.len() - 12)
+            } else {
+                String::new()
+            }
         );
     }
-    let _ = writeln!(
+    let _ =
+        writeln!(
         o,
         "dma 68k->vdp: {} bytes in VBlank, {} in active display ({} frames{}); fill/copy {} bytes",
         thousands(s.dma_vblank_bytes as f64),
@@ -312,7 +335,11 @@ pub fn terminal(r: &Report, color: bool) -> String {
         s.interrupts
     );
     let _ = writeln!(o);
-    let _ = writeln!(o, "{}", st.bold("top functions (self cycles over the counted frames)"));
+    let _ = writeln!(
+        o,
+        "{}",
+        st.bold("top functions (self cycles over the counted frames)")
+    );
     let _ = writeln!(
         o,
         "{}",
@@ -322,7 +349,11 @@ pub fn terminal(r: &Report, color: bool) -> String {
         ))
     );
     for (i, f) in r.functions.iter().take(r.options.top).enumerate() {
-        let busy = if f.idle { "idle".to_string() } else { format!("{:.2}", f.pct_busy) };
+        let busy = if f.idle {
+            "idle".to_string()
+        } else {
+            format!("{:.2}", f.pct_busy)
+        };
         let _ = writeln!(
             o,
             "{:>3}  {:<40} {:>13} {:>7.2} {:>7} {:>8} {:>10.1} {:>13}",
@@ -358,7 +389,13 @@ fn worst_line(r: &Report, f: &FrameRecord, st: &Style) -> String {
         .top
         .iter()
         .take(3)
-        .map(|t| format!("{} {}", truncate(&r.functions[t.function].name, 32), thousands(t.cycles)))
+        .map(|t| {
+            format!(
+                "{} {}",
+                truncate(&r.functions[t.function].name, 32),
+                thousands(t.cycles)
+            )
+        })
         .collect();
     format!(
         "{:>6} {} {:>9} {:>7} {:>5} {:>7}  {}",
@@ -374,5 +411,8 @@ fn worst_line(r: &Report, f: &FrameRecord, st: &Style) -> String {
 
 /// Frames over `max_load` percent (counted frames).
 pub fn frames_over_load(r: &Report, max_load: f64) -> Vec<u64> {
-    r.counted_frames().filter(|f| f.load_pct > max_load).map(|f| f.frame).collect()
+    r.counted_frames()
+        .filter(|f| f.load_pct > max_load)
+        .map(|f| f.frame)
+        .collect()
 }

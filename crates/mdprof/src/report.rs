@@ -46,8 +46,9 @@ pub struct Report {
     /// The `--watch` values, in the order given; each frame's
     /// [`FrameRecord::watch`] has one value per entry.
     pub watches: Vec<WatchSpec>,
-    /// Frame numbers of the worst counted frames (highest busy cycles first,
-    /// ties by frame number), at most `options.top`.
+    /// Frame numbers of the worst counted frames from the first game loop
+    /// on (boot frames excluded; all frames if no loop started), highest
+    /// busy cycles first, ties by frame number, at most `options.top`.
     pub worst_frames: Vec<u64>,
     /// Weighted call stacks (see [`StackSample`]), sorted by stack.
     pub stacks: Vec<StackSample>,
@@ -130,12 +131,18 @@ pub struct Summary {
     pub idle_cycles: f64,
     /// Busy + idle (all the CPU did; STOP time is counted as idle).
     pub total_cycles: f64,
+    /// Mean load over all counted frames (boot included).
     pub mean_load_pct: f64,
+    /// Highest load of a counted frame from the first game loop on (boot
+    /// frames, which are 100 % busy, excluded; all frames if no loop
+    /// started).
     pub max_load_pct: f64,
-    /// First counted frame with the highest load (`None` with no frames).
+    /// First such frame with the highest load (`None` with no frames).
     pub max_load_frame: Option<u64>,
+    /// Counted dropped frames from the first game loop on (boot frames
+    /// are not counted; their records still say `dropped`).
     pub dropped_frames: u64,
-    /// The counted dropped frames, in order.
+    /// Those frames, in order.
     pub dropped: Vec<u64>,
     /// First frame in which a game loop started (`None`: never).
     pub first_loop_frame: Option<u64>,

@@ -330,12 +330,12 @@ pub fn write_file(
 ) -> Result<WriteInfo, SamplerError> {
     let mut info = None;
     retroprof_profile::write::atomic(path, true, |w| {
-        info = Some(write(h, format, base, w).map_err(|source| {
-            retroprof_profile::Error::Io {
+        info = Some(
+            write(h, format, base, w).map_err(|source| retroprof_profile::Error::Io {
                 path: path.display().to_string(),
                 source,
-            }
-        })?);
+            })?,
+        );
         Ok(())
     })
     .map_err(|source| SamplerError::Write {

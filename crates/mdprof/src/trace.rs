@@ -65,7 +65,9 @@ const TID_FUNCS: u32 = 10;
 /// Errors of `--trace-frames`.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    #[error("--trace-frames {0:?}: expected A-B (first and last frame, A <= B) or a single frame N")]
+    #[error(
+        "--trace-frames {0:?}: expected A-B (first and last frame, A <= B) or a single frame N"
+    )]
     BadFrames(String),
 }
 
@@ -361,7 +363,11 @@ pub fn write<W: Write>(
     let title = if report.rom.title.trim().is_empty() {
         format!("Mega Drive: {}", report.rom.path)
     } else {
-        format!("Mega Drive: {} ({})", report.rom.path, report.rom.title.trim())
+        format!(
+            "Mega Drive: {} ({})",
+            report.rom.path,
+            report.rom.title.trim()
+        )
     };
     t.process_name(PID, &title)?;
     t.thread_name(PID, TID_FRAMES, "Frames")?;
@@ -481,14 +487,20 @@ pub fn write<W: Write>(
                 us(s.start_mclk),
                 us(s.end_mclk.saturating_sub(s.start_mclk)),
                 &[
-                    ("cycles", Arg::Float((s.end_mclk - s.start_mclk) as f64 / 7.0)),
+                    (
+                        "cycles",
+                        Arg::Float((s.end_mclk - s.start_mclk) as f64 / 7.0),
+                    ),
                     ("depth", Arg::UInt(s.depth as u64)),
                 ],
             )?;
         }
         if f.dropped > 0 {
             t.instant(
-                &format!("{} function slices not kept (limit {MAX_SLICES})", f.dropped),
+                &format!(
+                    "{} function slices not kept (limit {MAX_SLICES})",
+                    f.dropped
+                ),
                 "function",
                 PID,
                 TID_FUNCS,

@@ -35,7 +35,12 @@ fn ram_u32(sys: &System, symbols: &Symbols, name: &str, index: u32) -> u32 {
 }
 
 fn ram_u16(sys: &System, symbols: &Symbols, name: &str) -> u16 {
-    let s = symbols.table.symbols().iter().find(|s| s.name == name).unwrap();
+    let s = symbols
+        .table
+        .symbols()
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap();
     let a = (s.addr & 0xFFFF) as usize;
     u16::from_be_bytes([sys.wram()[a], sys.wram()[a + 1]])
 }
@@ -47,7 +52,10 @@ fn site<'a>(a: &'a retroprof_heap::Analysis, name: &str) -> &'a retroprof_heap::
         .unwrap_or_else(|| {
             panic!(
                 "no call site {name}; sites: {:?}",
-                a.sites.iter().map(|s| &s.frames[0].name).collect::<Vec<_>>()
+                a.sites
+                    .iter()
+                    .map(|s| &s.frames[0].name)
+                    .collect::<Vec<_>>()
             )
         })
 }
@@ -76,7 +84,11 @@ fn heap_rom_matches_its_own_accounting() {
     for _ in 0..700 {
         sys.run_frame(&mut bridge).unwrap();
     }
-    assert_eq!(ram_u16(&sys, &l.symbols, "heap_done"), 1, "the ROM did not finish its workload");
+    assert_eq!(
+        ram_u16(&sys, &l.symbols, "heap_done"),
+        1,
+        "the ROM did not finish its workload"
+    );
     let out = bridge.finish();
     let a = &out.analysis;
     let r = |n: &str| ram_u32(&sys, &l.symbols, n, 0) as u64;

@@ -58,22 +58,36 @@ fn html_report_is_self_contained() {
     .unwrap();
     let report = session.run(&mut |_, _| {});
     let worst = report.worst_frames[0];
-    let shot = html::screenshot(&session, worst).unwrap().expect("worst frame ran");
+    let shot = html::screenshot(&session, worst)
+        .unwrap()
+        .expect("worst frame ran");
     assert_eq!(shot.frame, worst);
     assert_eq!((shot.width, shot.height), (320, 224), "H40 V28");
     let page = html::render(&report, Some(&shot));
     assert_eq!(page, html::render(&report, Some(&shot)), "deterministic");
 
+    // To look at it: RETROPROF_HTML_OUT=/tmp/report.html cargo test ...
+    if let Some(out) = std::env::var_os("RETROPROF_HTML_OUT") {
+        std::fs::write(out, &page).unwrap();
+    }
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(page.trim_end().ends_with("</html>"));
     // Self-contained: nothing fetched from elsewhere.
-    for bad in ["<script", "<link", "src=\"http", "href=\"http", "url(", "@import"] {
+    for bad in [
+        "<script",
+        "<link",
+        "src=\"http",
+        "href=\"http",
+        "url(",
+        "@import",
+    ] {
         assert!(!page.contains(bad), "page contains {bad}");
     }
     // Balanced structure.
     for tag in ["svg", "table", "tr", "div", "h2", "body", "html"] {
         assert_eq!(
-            count(&page, &format!("<{tag}")) - count(&page, &format!("<{tag}s")) * (tag == "tr") as usize,
+            count(&page, &format!("<{tag}"))
+                - count(&page, &format!("<{tag}s")) * (tag == "tr") as usize,
             count(&page, &format!("</{tag}>")),
             "<{tag}> not balanced"
         );
@@ -97,7 +111,10 @@ fn html_report_is_self_contained() {
     assert!(page.contains("class=\"dma-vblank\""));
     // Tables.
     let top = &report.functions[0].name;
-    assert!(page.contains(&format!("<td>{top}")), "top function {top} missing");
+    assert!(
+        page.contains(&format!("<td>{top}")),
+        "top function {top} missing"
+    );
     assert!(page.contains(&format!("<td class=\"n\">{worst}</td>")));
     // The screenshot decodes to the PNG we embedded.
     let b64 = page

@@ -9,7 +9,10 @@ use retroprof_megadrive::Rom;
 use retroprof_symbols::Symbols;
 
 fn testroms() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testroms/out/knowncosts"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testroms/out/knowncosts"
+    ))
 }
 
 fn addr_of(syms: &Symbols, name: &str) -> u32 {
@@ -35,7 +38,8 @@ struct Run {
 
 fn run() -> Run {
     let dir = testroms();
-    let rom = Rom::load(&dir.join("rom.bin")).expect("testroms/out/knowncosts/rom.bin (build with testroms/build.sh)");
+    let rom = Rom::load(&dir.join("rom.bin"))
+        .expect("testroms/out/knowncosts/rom.bin (build with testroms/build.sh)");
     let syms = Symbols::load_nm(&dir.join("symbol.txt")).expect("symbol.txt");
     let mut watch = vec![
         "vblank_count".to_string(),
@@ -58,7 +62,11 @@ fn run() -> Run {
     };
     let s = Session::new(rom, "knowncosts".into(), Some(syms), opts).expect("session");
     let report = s.run(&mut |_, _| {});
-    assert!(report.stopped.is_none(), "emulation stopped: {:?}", report.stopped);
+    assert!(
+        report.stopped.is_none(),
+        "emulation stopped: {:?}",
+        report.stopped
+    );
     let last = report.frames.last().unwrap();
     let start_vblank = last.watch[3..10].to_vec();
     let dropped = last.watch[10..16].to_vec();
@@ -76,8 +84,15 @@ fn run() -> Run {
 fn known_costs_rom() {
     let r = run();
     let rep = &r.report;
-    println!("phase_start_vblank {:?}, phase_dropped {:?}", r.start_vblank, r.dropped);
-    assert_eq!(r.dropped, vec![0, 60, 0, 12, 0, 0], "the ROM's own counters (expected.json)");
+    println!(
+        "phase_start_vblank {:?}, phase_dropped {:?}",
+        r.start_vblank, r.dropped
+    );
+    assert_eq!(
+        r.dropped,
+        vec![0, 60, 0, 12, 0, 0],
+        "the ROM's own counters (expected.json)"
+    );
     assert!(r.start_vblank[6] > 0, "END phase reached");
 
     // Dropped frames per phase: frame f holds VBlank number V(f) (the VINT
@@ -89,10 +104,18 @@ fn known_costs_rom() {
             .iter()
             .filter(|f| f.watch[r.vblank] >= a && f.watch[r.vblank] < b)
             .collect();
-        assert_eq!(frames.len() as u32, b - a, "phase {p}: one frame per VBlank");
+        assert_eq!(
+            frames.len() as u32,
+            b - a,
+            "phase {p}: one frame per VBlank"
+        );
         let ours = frames.iter().filter(|f| f.dropped).count() as u32;
         let loops: u32 = frames.iter().map(|f| f.loop_starts).sum();
-        println!("phase {p}: {} VBlanks, {loops} loops, dropped {ours} (ROM {})", b - a, r.dropped[p]);
+        println!(
+            "phase {p}: {} VBlanks, {loops} loops, dropped {ours} (ROM {})",
+            b - a,
+            r.dropped[p]
+        );
         assert_eq!(ours, r.dropped[p], "phase {p} dropped frames");
     }
     // The loop counter agrees with our loop starts (after boot).
@@ -108,7 +131,10 @@ fn known_costs_rom() {
     let per_call = burn.self_cycles / burn.calls as f64;
     println!("burn: {} calls, {per_call:.1} cycles per call", burn.calls);
     assert!(burn.calls >= 1300);
-    assert!((per_call - 5115.8).abs() / 5115.8 < 0.001, "burn per call {per_call}");
+    assert!(
+        (per_call - 5115.8).abs() / 5115.8 < 0.001,
+        "burn per call {per_call}"
+    );
 
     // Division: __divsi3 -> __udivsi3 -> udiv32, 588 cycles by the tables
     // before refresh (testroms/README.md), 596 measured with refresh.
@@ -116,10 +142,7 @@ fn known_costs_rom() {
     let udiv = rep.function("__udivsi3").expect("__udivsi3");
     println!(
         "__divsi3: {} calls, self {:.1}/call, inclusive {:.1}/call; __udivsi3 self {:.1}/call",
-        div.calls,
-        div.cycles_per_call,
-        div.inclusive_per_call,
-        udiv.cycles_per_call
+        div.calls, div.cycles_per_call, div.inclusive_per_call, udiv.cycles_per_call
     );
     assert_eq!(div.calls, 27_360, "div_calls (expected.json)");
     assert!(
@@ -128,7 +151,10 @@ fn known_costs_rom() {
         div.inclusive_per_call
     );
     let tile = rep.function("VDP_setTileMapXY").expect("VDP_setTileMapXY");
-    println!("VDP_setTileMapXY: {} calls, {:.1} cycles per call", tile.calls, tile.cycles_per_call);
+    println!(
+        "VDP_setTileMapXY: {} calls, {:.1} cycles per call",
+        tile.calls, tile.cycles_per_call
+    );
     assert_eq!(tile.calls, 6_720, "settile_calls (expected.json)");
     assert!(tile.cycles_per_call > 190.0 && tile.cycles_per_call < 190.0 * 1.03);
 
@@ -152,7 +178,11 @@ fn known_costs_rom() {
         );
         max_vblank = max_vblank.max(g.dma_vblank_bytes);
         if queued >= 7872 {
-            assert!(g.dma_active_bytes > 0 && g.dma_last_line.is_some(), "frame {}: spill expected", g.frame);
+            assert!(
+                g.dma_active_bytes > 0 && g.dma_last_line.is_some(),
+                "frame {}: spill expected",
+                g.frame
+            );
             assert!(
                 (7_100..=7_700).contains(&g.dma_vblank_bytes),
                 "frame {}: {} bytes in VBlank",

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use retroprof_mdprof::sampler::{self, Sampler};
 use retroprof_m68k::ExceptionKind;
+use retroprof_mdprof::sampler::{self, Sampler};
 use retroprof_megadrive::{Clock, Config, InstrCost, MdObserver, Rom, System};
 use retroprof_samples::{histogram, symbolise, HistFormat, SymboliseOptions};
 use retroprof_symbols::{FunctionIndex, IndexOptions, Symbols};
@@ -91,7 +91,9 @@ fn sampled_shares_agree_with_exact_cycles() {
     assert_eq!(prof.total, n);
 
     // Exact ranking.
-    let mut order: Vec<usize> = (0..exact.mclk.len()).filter(|&i| exact.mclk[i] > 0).collect();
+    let mut order: Vec<usize> = (0..exact.mclk.len())
+        .filter(|&i| exact.mclk[i] > 0)
+        .collect();
     order.sort_by(|&a, &b| exact.mclk[b].cmp(&exact.mclk[a]).then(a.cmp(&b)));
     let name = |i: usize| index.function(i as u32).name.clone();
     let mut checked = 0;
@@ -117,6 +119,10 @@ fn sampled_shares_agree_with_exact_cycles() {
     assert_eq!(prof.functions[0].name, name(order[0]));
     let exact_top: Vec<String> = order.iter().take(5).map(|&i| name(i)).collect();
     for f in prof.functions.iter().take(3) {
-        assert!(exact_top.contains(&f.name), "{} not in {exact_top:?}", f.name);
+        assert!(
+            exact_top.contains(&f.name),
+            "{} not in {exact_top:?}",
+            f.name
+        );
     }
 }

@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use retroprof_mdprof::{load_symbols, report::Report, ProfileOptions, Session};
 use retroprof_megadrive::Rom;
 
-const INPUT: &str = "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
+const INPUT: &str =
+    "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
 
 fn shared() -> PathBuf {
     let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared"));
@@ -122,9 +123,15 @@ fn compare(name: &str) -> Agreement {
         .collect();
     let theirs = reference_top(name, 10);
     let common = ours.iter().filter(|o| theirs.contains(o)).count();
-    println!("{name}: busy within 1% on {ok}/{n} frames after 60 ({:.1}%)", within * 100.0);
+    println!(
+        "{name}: busy within 1% on {ok}/{n} frames after 60 ({:.1}%)",
+        within * 100.0
+    );
     for (d, fr, a, b) in worst.iter().take(8) {
-        println!("  frame {fr}: ours {a:.1} reference {b:.1} ({:+.2}%)", d * 100.0 * (a - b).signum());
+        println!(
+            "  frame {fr}: ours {a:.1} reference {b:.1} ({:+.2}%)",
+            d * 100.0 * (a - b).signum()
+        );
     }
     println!(
         "{name}: dropped ours {} reference {}; frames that differ: {:?}",
@@ -146,8 +153,16 @@ fn compare(name: &str) -> Agreement {
 fn vnmd_against_reference() {
     let a = compare("vnmd");
     // Measured agreement at the time of writing (see the crate README).
-    assert!(a.within_1pct >= 0.95, "vnmd busy within 1% on {:.1}% of frames", a.within_1pct * 100.0);
-    assert!(a.dropped_diff.len() <= 2, "vnmd dropped frames differ: {:?}", a.dropped_diff);
+    assert!(
+        a.within_1pct >= 0.95,
+        "vnmd busy within 1% on {:.1}% of frames",
+        a.within_1pct * 100.0
+    );
+    assert!(
+        a.dropped_diff.len() <= 2,
+        "vnmd dropped frames differ: {:?}",
+        a.dropped_diff
+    );
     assert!(a.top_common >= 8, "vnmd top-10 in common: {}", a.top_common);
 }
 
@@ -157,8 +172,16 @@ fn platformer_against_reference() {
     // platformer currently takes a different path in our emulator than in
     // the reference (crates/megadrive is investigating): these thresholds
     // are the measured agreement, not the goal (see strict_platformer).
-    assert!(a.within_1pct >= 0.30, "platformer busy within 1% on {:.1}% of frames", a.within_1pct * 100.0);
-    assert!(a.top_common >= 5, "platformer top-10 in common: {}", a.top_common);
+    assert!(
+        a.within_1pct >= 0.30,
+        "platformer busy within 1% on {:.1}% of frames",
+        a.within_1pct * 100.0
+    );
+    assert!(
+        a.top_common >= 5,
+        "platformer top-10 in common: {}",
+        a.top_common
+    );
 }
 
 #[test]

@@ -862,7 +862,7 @@ mod tests {
         assert_eq!(hv, 0xE5B3);
         let hv = v.read_hv(line_at(5) + 228);
         assert_eq!(hv, 0x05B3);
-        v.write_control(0x8002 | 0x0000, line_at(7) + 228);
+        v.write_control(0x8002, line_at(7) + 228);
         assert_eq!(v.read_hv(line_at(100)), 0x07B3);
         v.write_control(0x8000, line_at(100));
         assert_eq!(v.read_hv(line_at(100)) >> 8, 100);

@@ -63,7 +63,6 @@ fn run(name: &str, shot_frames: &[(u64, &str)]) -> Run {
     let config = Config {
         // Fail on any error exception (also checked by the observer).
         stop_on_error_exception: true,
-        pads: if std::env::var("PAD3").is_ok() { [retroprof_megadrive::PadKind::ThreeButton; 2] } else { [retroprof_megadrive::PadKind::SixButton; 2] },
         ..Config::default()
     };
     let mut sys = System::new(&rom, config);

@@ -109,6 +109,34 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N")]
     pub fail_dropped_over: Option<u64>,
 
+    /// Track SGDK's MEM_alloc/MEM_free (heap report; FILE: the event log in retroprof heap's format).
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    pub heap: Option<Option<PathBuf>>,
+
+    /// Write a histogram of the PC sampled at --sample-hz of emulated time.
+    #[arg(long, value_name = "FILE")]
+    pub sample_histogram: Option<PathBuf>,
+
+    /// Sampling rate for --sample-histogram (emulated time).
+    #[arg(long, default_value_t = retroprof_mdprof::sampler::DEFAULT_HZ, value_name = "HZ")]
+    pub sample_hz: u64,
+
+    /// --sample-histogram layout: petit (64 KiB window of u16 counters) or text.
+    #[arg(long, default_value = "petit", value_name = "petit|text")]
+    pub sample_format: String,
+
+    /// Chrome / Perfetto trace (frames, load, DMA, wait line; function slices with --trace-frames).
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<PathBuf>,
+
+    /// Frames whose function calls go into --trace, A-B.
+    #[arg(long, value_name = "A-B")]
+    pub trace_frames: Option<String>,
+
+    /// Self-contained HTML report (plots, top functions, worst frames, screenshot).
+    #[arg(long, value_name = "FILE.html")]
+    pub html: Option<PathBuf>,
+
     /// ROMs profiled at once (default: the number of CPUs).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -147,14 +175,17 @@ fn session(args: &ProfileArgs, rom_path: Option<&Path>) -> anyhow::Result<Sessio
         None => {
             let (rom, syms) = demo::load();
             let syms = match &args.symbols {
-                Some(p) => load_symbols(Path::new(""), Some(p)).map_err(|e| UsageError(e.to_string()))?,
+                Some(p) => {
+                    load_symbols(Path::new(""), Some(p)).map_err(|e| UsageError(e.to_string()))?
+                }
                 None => Some(syms),
             };
             (rom, syms, demo::LABEL.to_string())
         }
         Some(p) => {
             let rom = super::run::load_rom(p)?;
-            let syms = load_symbols(p, args.symbols.as_deref()).map_err(|e| UsageError(e.to_string()))?;
+            let syms =
+                load_symbols(p, args.symbols.as_deref()).map_err(|e| UsageError(e.to_string()))?;
             (rom, syms, p.display().to_string())
         }
     };
@@ -202,18 +233,21 @@ impl Progress {
 
 fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
     use retroprof_profile::write as pw;
-    let out = |path: &Path, f: &dyn Fn(&mut dyn std::io::Write) -> Result<(), output::OutputError>| {
-        pw::atomic(path, true, |w| {
-            f(w).map_err(|e| match e {
-                output::OutputError::Io(source) => retroprof_profile::Error::Io {
-                    path: pw::STREAM_PATH.into(),
-                    source,
-                },
-                output::OutputError::Json(j) => retroprof_profile::Error::Invalid(j.to_string()),
+    let out =
+        |path: &Path, f: &dyn Fn(&mut dyn std::io::Write) -> Result<(), output::OutputError>| {
+            pw::atomic(path, true, |w| {
+                f(w).map_err(|e| match e {
+                    output::OutputError::Io(source) => retroprof_profile::Error::Io {
+                        path: pw::STREAM_PATH.into(),
+                        source,
+                    },
+                    output::OutputError::Json(j) => {
+                        retroprof_profile::Error::Invalid(j.to_string())
+                    }
+                })
             })
-        })
-        .with_context(|| format!("writing {}", path.display()))
-    };
+            .with_context(|| format!("writing {}", path.display()))
+        };
     if let Some(p) = &args.csv {
         out(p, &|w| output::frames_csv(r, w))?;
     }
@@ -223,11 +257,15 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
     if let Some(p) = &args.json {
         out(p, &|w| output::json(r, w))?;
     }
-    let need_stacks = args.folded.is_some() || args.flamegraph.is_some() || args.pprof.is_some() || args.speedscope.is_some();
+    let need_stacks = args.folded.is_some()
+        || args.flamegraph.is_some()
+        || args.pprof.is_some()
+        || args.speedscope.is_some();
     if need_stacks {
         let sp = output::stack_profile(r);
         if let Some(p) = &args.folded {
-            pw::atomic(p, true, |w| pw::folded(&sp, 0, w)).with_context(|| format!("writing {}", p.display()))?;
+            pw::atomic(p, true, |w| pw::folded(&sp, 0, w))
+                .with_context(|| format!("writing {}", p.display()))?;
         }
         if let Some(p) = &args.flamegraph {
             let title = format!("{} - 68000 cycles", r.rom.path);
@@ -235,10 +273,12 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
                 .with_context(|| format!("writing {}", p.display()))?;
         }
         if let Some(p) = &args.pprof {
-            pw::atomic(p, true, |w| pw::pprof(&sp, w)).with_context(|| format!("writing {}", p.display()))?;
+            pw::atomic(p, true, |w| pw::pprof(&sp, w))
+                .with_context(|| format!("writing {}", p.display()))?;
         }
         if let Some(p) = &args.speedscope {
-            pw::atomic(p, true, |w| pw::speedscope(&sp, w)).with_context(|| format!("writing {}", p.display()))?;
+            pw::atomic(p, true, |w| pw::speedscope(&sp, w))
+                .with_context(|| format!("writing {}", p.display()))?;
         }
     }
     Ok(())
@@ -249,7 +289,15 @@ fn gates(args: &ProfileArgs, r: &Report) -> Vec<String> {
     let mut v = Vec::new();
     let list = |frames: &[u64]| {
         let s: Vec<String> = frames.iter().take(20).map(|f| f.to_string()).collect();
-        format!("{}{}", s.join(" "), if frames.len() > 20 { format!(" ... ({} in all)", frames.len()) } else { String::new() })
+        format!(
+            "{}{}",
+            s.join(" "),
+            if frames.len() > 20 {
+                format!(" ... ({} in all)", frames.len())
+            } else {
+                String::new()
+            }
+        )
     };
     if let Some(max) = args.fail_over_load {
         let over = output::frames_over_load(r, max);
@@ -279,10 +327,25 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if args.frames == 0 {
         return Err(UsageError("--frames must be at least 1".into()).into());
     }
-    let files = [&args.csv, &args.functions, &args.json, &args.folded, &args.flamegraph, &args.pprof, &args.speedscope];
-    if args.roms.len() > 1 && (files.iter().any(|f| f.is_some()) || args.symbols.is_some()) {
+    let files = [
+        &args.csv,
+        &args.functions,
+        &args.json,
+        &args.folded,
+        &args.flamegraph,
+        &args.pprof,
+        &args.speedscope,
+    ];
+    let extras = args.heap.is_some()
+        || args.sample_histogram.is_some()
+        || args.trace.is_some()
+        || args.html.is_some();
+    if args.roms.len() > 1
+        && (files.iter().any(|f| f.is_some()) || args.symbols.is_some() || extras)
+    {
         return Err(UsageError(
-            "file outputs and --symbols need a single ROM: run `retroprof profile` once per ROM".into(),
+            "file outputs and --symbols need a single ROM: run `retroprof profile` once per ROM"
+                .into(),
         )
         .into());
     }
@@ -302,7 +365,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, args.roms.len());
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<anyhow::Result<Report>>>> = Mutex::new((0..args.roms.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<anyhow::Result<Report>>>> =
+        Mutex::new((0..args.roms.len()).map(|_| None).collect());
     std::thread::scope(|sc| {
         for _ in 0..jobs {
             sc.spawn(|| loop {
@@ -318,7 +382,12 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let mut code = ExitCode::SUCCESS;
     let mut first_err = None;
     let mut failures = Vec::new();
-    for r in results.into_inner().expect("results lock").into_iter().flatten() {
+    for r in results
+        .into_inner()
+        .expect("results lock")
+        .into_iter()
+        .flatten()
+    {
         match r {
             Ok(rep) => {
                 print!("{}", output::terminal(&rep, color));
@@ -346,11 +415,13 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
 fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<ExitCode> {
     let mut bar = Progress::new(true);
     let start = Instant::now();
-    let report = s.run(&mut |d, t| bar.update(d, t));
+    let ex = Extras::new(args, &s)?;
+    let (report, ex) = ex.run(&s, &mut |d, t| bar.update(d, t));
     bar.finish();
     let wall = start.elapsed().as_secs_f64();
     write_outputs(args, &report)?;
     print!("{}", output::terminal(&report, color));
+    ex.finish(args, &s, &report, color)?;
     eprintln!(
         "{} frames in {wall:.2} s ({:.0} frames/s)",
         report.frames.len(),
@@ -367,4 +438,118 @@ fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<Exi
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The observers of --heap, --sample-histogram and --trace-frames, run
+/// beside the profiler, and the --trace / --html outputs
+/// (crates/mdprof: heapbridge, sampler, trace, html).
+struct Extras {
+    heap: Option<retroprof_mdprof::heapbridge::HeapBridge>,
+    sampler: Option<retroprof_mdprof::sampler::Sampler>,
+    tracer: Option<retroprof_mdprof::trace::FunctionTracer>,
+}
+
+impl Extras {
+    fn new(args: &ProfileArgs, s: &Session) -> anyhow::Result<Extras> {
+        use retroprof_mdprof::{heapbridge, sampler, trace};
+        let heap = match &args.heap {
+            Some(file) => Some(
+                heapbridge::HeapBridge::new(
+                    &s.rom.data,
+                    &s.index,
+                    heapbridge::HeapBridgeOptions {
+                        name: s.rom_label.clone(),
+                        keep_log: file.is_some(),
+                        ..Default::default()
+                    },
+                )
+                .map_err(|e| UsageError(e.to_string()))?,
+            ),
+            None => None,
+        };
+        sampler::parse_format(&args.sample_format).map_err(|e| UsageError(e.to_string()))?;
+        let sampler = match &args.sample_histogram {
+            Some(_) => {
+                let hz = if s.options.region.unwrap_or(s.rom.region()).is_pal() {
+                    retroprof_megadrive::timing::MCLK_HZ_PAL
+                } else {
+                    retroprof_megadrive::timing::MCLK_HZ_NTSC
+                };
+                Some(
+                    sampler::Sampler::new(args.sample_hz, hz)
+                        .map_err(|e| UsageError(e.to_string()))?,
+                )
+            }
+            None => None,
+        };
+        let tracer = match &args.trace_frames {
+            Some(spec) => {
+                if args.trace.is_none() {
+                    return Err(UsageError("--trace-frames needs --trace FILE".into()).into());
+                }
+                let (a, b) = trace::parse_frames(spec).map_err(|e| UsageError(e.to_string()))?;
+                Some(trace::FunctionTracer::new(a, b))
+            }
+            None => None,
+        };
+        Ok(Extras {
+            heap,
+            sampler,
+            tracer,
+        })
+    }
+
+    fn run(mut self, s: &Session, progress: &mut dyn FnMut(u64, u64)) -> (Report, Extras) {
+        let bp = self.heap.as_ref().map(|h| h.breakpoints().clone());
+        let report = {
+            let mut obs = (&mut self.heap, (&mut self.sampler, &mut self.tracer));
+            s.run_with_breakpoints(&mut obs, bp, progress)
+        };
+        (report, self)
+    }
+
+    fn finish(
+        self,
+        args: &ProfileArgs,
+        s: &Session,
+        report: &Report,
+        color: bool,
+    ) -> anyhow::Result<()> {
+        use retroprof_mdprof::{html, sampler, trace};
+        if let Some(h) = self.heap {
+            let out = h.finish();
+            if let Some(Some(path)) = &args.heap {
+                out.write_log(path)?;
+            }
+            println!();
+            print!(
+                "{}",
+                out.report(&retroprof_heap::report::TerminalOptions {
+                    color,
+                    top: args.top.max(1),
+                    anomalies: 20,
+                })
+            );
+        }
+        if let (Some(smp), Some(path)) = (self.sampler, &args.sample_histogram) {
+            let fmt = sampler::parse_format(&args.sample_format)
+                .map_err(|e| UsageError(e.to_string()))?;
+            let info = sampler::write_file(&smp.finish(), fmt, None, path)?;
+            eprintln!("{}", info.describe(path));
+        }
+        if let Some(path) = &args.trace {
+            let ft = self.tracer.map(|t| t.finish(&s.index));
+            trace::write_file(report, ft.as_ref(), path, true)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        if let Some(path) = &args.html {
+            let shot = match report.worst_frames.first() {
+                Some(&f) => html::screenshot(s, f)?,
+                None => None,
+            };
+            html::write_file(report, shot.as_ref(), path, true)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        Ok(())
+    }
 }
