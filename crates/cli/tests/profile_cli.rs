@@ -210,7 +210,6 @@ fn bad_input_is_a_usage_error() {
 }
 
 #[test]
-#[ignore = "failing at first full run (session 1): see the open issue #5 note; fix and un-ignore"]
 fn no_symbols_profiles_by_address_and_mismatch_warns() {
     let d = tmp("nosym");
     let rom = d.join("game.bin");
@@ -239,7 +238,20 @@ fn no_symbols_profiles_by_address_and_mismatch_warns() {
         rom.to_str().unwrap(),
     ]);
     let s = String::from_utf8_lossy(&out.stdout);
-    assert!(s.contains("warning:"), "{s}");
+    // The heap ROM shares the runtime (same vectors, same entry point):
+    // only the call-target check tells the builds apart.
+    assert!(s.contains("warning:") && s.contains("jsr` targets"), "{s}");
+    // Mean and max load describe the same frames.
+    let load = s
+        .lines()
+        .find(|l| l.contains("load:"))
+        .unwrap_or_else(|| panic!("no load line: {s}"));
+    let pcts: Vec<f64> = load
+        .split_whitespace()
+        .filter_map(|w| w.strip_suffix('%'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(pcts.len() >= 2 && pcts[0] <= pcts[1], "{load}");
 }
 
 #[test]

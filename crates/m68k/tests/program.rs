@@ -1,4 +1,4 @@
-//! The benchmark program (`examples/bench.rs`) as a correctness test: a
+//! The benchmark program (`examples/cpu_bench.rs`) as a correctness test: a
 //! few million cycles of real code (loops, memory modes, mulu/divu,
 //! subroutines) must compute what the model says, and a per-PC observer must
 //! account for every cycle at instruction addresses only.

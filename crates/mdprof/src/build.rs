@@ -108,6 +108,7 @@ pub(crate) fn report(
     let mut busy_m = 0u64;
     let mut idle_m = 0u64;
     let mut load_sum = 0.0;
+    let mut load_frames = 0u64;
     for (f, r) in frames.iter().zip(p.frames.iter()) {
         if !f.counted {
             continue;
@@ -115,8 +116,13 @@ pub(crate) fn report(
         sm.frames_counted += 1;
         busy_m += r.busy_mclk;
         idle_m += r.idle_mclk;
-        load_sum += f.load_pct;
         let after_boot = !matches!(p.first_loop_frame, Some(fl) if f.frame < fl);
+        // Mean and max load describe the same frames: counted frames from
+        // the first game loop on (boot frames are all busy or all idle).
+        if after_boot {
+            load_sum += f.load_pct;
+            load_frames += 1;
+        }
         if after_boot && (sm.max_load_frame.is_none() || f.load_pct > sm.max_load_pct) {
             sm.max_load_pct = f.load_pct;
             sm.max_load_frame = Some(f.frame);
@@ -144,8 +150,8 @@ pub(crate) fn report(
     sm.busy_cycles = cyc(busy_m);
     sm.idle_cycles = cyc(idle_m);
     sm.total_cycles = cyc(busy_m + idle_m);
-    sm.mean_load_pct = if sm.frames_counted > 0 {
-        load_sum / sm.frames_counted as f64
+    sm.mean_load_pct = if load_frames > 0 {
+        load_sum / load_frames as f64
     } else {
         0.0
     };
@@ -273,6 +279,11 @@ pub(crate) fn report(
             idle,
             idle_found: s.idle_found.clone(),
             top: s.options.top,
+            entry: match s.options.entry {
+                crate::EntryCharge::Handler => "handler",
+                crate::EntryCharge::Interrupted => "interrupted",
+            }
+            .to_string(),
         },
         timing,
         summary: sm,

@@ -15,7 +15,11 @@
 //! function at its PC. **Interrupt (and other exception) entry processing is
 //! charged to the handler** the vector points at (e.g. SGDK's `_VINT`), so a
 //! VBlank interrupt taken while the game waits counts as busy time of the
-//! handler, not as idle time of the wait.
+//! handler, not as idle time of the wait. With
+//! [`crate::EntryCharge::Interrupted`] (`--entry interrupted`) entry goes to
+//! the function of the last instruction that ran instead, as a
+//! before-each-instruction hook (the reference harness's) charges it; only
+//! the entry processing moves, the handler's instructions stay its own.
 //!
 //! # Idle time, loops and dropped frames
 //! Idle = cycles of instructions inside an idle function (default
@@ -311,6 +315,9 @@ pub struct Profiler {
     cur_attr: u32,
     /// Attribution id of the last instruction executed.
     last_attr: u32,
+    /// Charge exception entry to the interrupted code
+    /// ([`crate::EntryCharge::Interrupted`]).
+    entry_to_interrupted: bool,
     cur_leaf: u32,
     acc: u64,
     pending: Pending,
@@ -334,6 +341,11 @@ pub struct Profiler {
 impl Profiler {
     /// `from`: first counted frame; `top_n`: functions kept per frame;
     /// `watches`: (24-bit address, size 1/2/4) read at each frame's end.
+    /// Where exception entry processing is charged (default: the handler).
+    pub fn set_entry_charge(&mut self, e: crate::EntryCharge) {
+        self.entry_to_interrupted = e == crate::EntryCharge::Interrupted;
+    }
+
     pub fn new(attr: Attribution, from: u64, top_n: usize, watches: Vec<(u32, u8)>) -> Self {
         let n = attr.len();
         let root = Node {
@@ -355,6 +367,7 @@ impl Profiler {
             stack: Vec::with_capacity(MAX_STACK),
             cur_attr: NONE,
             last_attr: 0,
+            entry_to_interrupted: false,
             cur_leaf: 0,
             acc: 0,
             pending: Pending::None,
@@ -688,6 +701,15 @@ impl MdObserver for Profiler {
             self.fa.interrupts += 1;
         }
         let h = self.attr.id(handler);
+        if self.entry_to_interrupted {
+            // Entry time goes to the function of the last instruction that
+            // ran (the previous PC, also when that was the wait's `rts`)
+            // and to its call-tree leaf, before the handler's frame is
+            // pushed.
+            let a = self.last_attr;
+            self.mclk[a as usize] += mclk as u64;
+            self.acc += mclk as u64;
+        }
         self.flush_acc();
         self.exc_depth += 1;
         self.calls[h as usize] += 1;
@@ -702,10 +724,13 @@ impl MdObserver for Profiler {
         } else {
             self.cur_leaf = self.child(self.cur_leaf, h);
         }
+        let to_handler = !self.entry_to_interrupted;
         self.cur_attr = h;
         self.last_attr = h;
-        self.mclk[h as usize] += mclk as u64;
-        self.acc += mclk as u64;
+        if to_handler {
+            self.mclk[h as usize] += mclk as u64;
+            self.acc += mclk as u64;
+        }
     }
 
     #[inline(always)]

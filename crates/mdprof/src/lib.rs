@@ -62,6 +62,26 @@ pub struct ProfileOptions {
     pub keep_labels: bool,
     /// `SYMBOL|ADDR[:b|w|l]`.
     pub watch: Vec<String>,
+    /// Where exception (interrupt) entry processing is charged: to the
+    /// handler (default) or to the interrupted code, as a hook called
+    /// before each instruction (Genesis Plus GX's) charges it.
+    pub entry: EntryCharge,
+}
+
+/// Where the 68000's exception entry processing (the interrupt
+/// acknowledge, the stack frame writes, the vector fetch: 44 cycles for an
+/// autovectored interrupt, M68000 User's Manual 8.1) is charged.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EntryCharge {
+    /// To the handler the vector points at (e.g. SGDK's `_VINT`): an
+    /// interrupt taken while the game waits is busy time of the handler.
+    #[default]
+    Handler,
+    /// To the function whose instruction was interrupted (idle time when
+    /// the game was waiting): what a per-instruction hook that charges the
+    /// clock difference between two hooks to the previous PC reports,
+    /// e.g. the reference figures in shared/reference.
+    Interrupted,
 }
 
 impl Default for ProfileOptions {
@@ -76,6 +96,7 @@ impl Default for ProfileOptions {
             top: 10,
             keep_labels: false,
             watch: Vec::new(),
+            entry: EntryCharge::Handler,
         }
     }
 }
@@ -192,6 +213,7 @@ impl Session {
             };
             warnings.extend(s.validate_against_rom(rom_len, entry));
             warnings.extend(s.validate_against_rom_bytes(&rom.data));
+            warnings.extend(s.validate_call_targets(&rom.data));
         } else {
             warnings.push(
                 "no symbols found (symbol.txt / rom.out / *.elf next to the ROM or in out/): \
@@ -279,6 +301,7 @@ impl Session {
             self.options.top,
             watches,
         );
+        prof.set_entry_charge(self.options.entry);
         let mut stopped = None;
         let mut last_info: Option<FrameInfo> = None;
         for frame in 0..self.options.frames {

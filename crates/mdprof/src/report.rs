@@ -107,6 +107,14 @@ pub struct RunOptions {
     /// or alias, also as compiler clones such as `VDP_waitVBlank.part.0`).
     pub idle_found: Vec<String>,
     pub top: usize,
+    /// Where interrupt entry processing was charged: `handler` (default)
+    /// or `interrupted` (`--entry`). Absent in older reports: `handler`.
+    #[serde(default = "default_entry")]
+    pub entry: String,
+}
+
+fn default_entry() -> String {
+    "handler".to_string()
 }
 
 /// Frame timing of the run.
@@ -131,7 +139,8 @@ pub struct Summary {
     pub idle_cycles: f64,
     /// Busy + idle (all the CPU did; STOP time is counted as idle).
     pub total_cycles: f64,
-    /// Mean load over all counted frames (boot included).
+    /// Mean load over the same frames as `max_load_pct`: counted frames
+    /// from the first game loop on (all counted frames if no loop started).
     pub mean_load_pct: f64,
     /// Highest load of a counted frame from the first game loop on (boot
     /// frames, which are 100 % busy, excluded; all frames if no loop

@@ -212,16 +212,22 @@ impl FunctionTracer {
                 self.close(o, d, end);
             }
         }
+        // The instruction that straddles the window's end may close slices
+        // just past it: clip every slice to the window.
+        let limit = self.window_end.unwrap_or(u64::MAX);
         let mut slices: Vec<Slice> = self
             .slices
             .iter()
-            .map(|s| Slice {
-                name: index.function_at(s.addr as u64).name.clone(),
-                addr: s.addr,
-                depth: s.depth,
-                interrupt: s.interrupt,
-                start_mclk: s.start,
-                end_mclk: s.end,
+            .map(|s| {
+                let end = s.end.min(limit);
+                Slice {
+                    name: index.function_at(s.addr as u64).name.clone(),
+                    addr: s.addr,
+                    depth: s.depth,
+                    interrupt: s.interrupt,
+                    start_mclk: s.start.min(end),
+                    end_mclk: end,
+                }
             })
             .collect();
         slices.sort_by(|a, b| {
@@ -245,13 +251,14 @@ impl FunctionTracer {
 
 impl MdObserver for FunctionTracer {
     fn frame_start(&mut self, frame: u64, view: &SystemView) {
-        let t = view.mclk().max(self.now);
         if frame == self.first {
             self.active = true;
             self.window_start = Some(view.clock.frame_start_mclk());
         } else if frame == self.last + 1 && self.active {
-            // Close everything still open at the window's end (clipped).
-            let end = view.clock.frame_start_mclk().max(t);
+            // Close everything still open at the window's end: the frame
+            // boundary itself (this event comes at the first instruction
+            // boundary after it; `finish` clips later ends to it).
+            let end = view.clock.frame_start_mclk();
             self.window_end = Some(end);
             let open: Vec<Open> = self.stack.clone();
             for (d, o) in open.into_iter().enumerate().rev() {

@@ -14,7 +14,6 @@ fn rom_path() -> PathBuf {
 }
 
 #[test]
-#[ignore = "failing at first full run (session 1): see the open issue #5 note; fix and un-ignore"]
 fn trace_is_valid_and_nested() {
     let path = rom_path();
     let rom = Rom::load(&path).expect("testroms/out/knowncosts/rom.bin");

@@ -238,7 +238,10 @@ impl SystemView<'_> {
 /// Events from the running console. See the module documentation.
 #[allow(unused_variables)]
 pub trait MdObserver {
-    /// A frame begins (`frame` counts from 0; `view.mclk()` is its start).
+    /// A frame begins (`frame` counts from 0). Called at the first
+    /// instruction boundary at or after the frame's start, so `view.mclk()`
+    /// may be past it by part of an instruction;
+    /// `view.clock.frame_start_mclk()` is the exact start.
     #[inline(always)]
     fn frame_start(&mut self, frame: u64, view: &SystemView) {}
 

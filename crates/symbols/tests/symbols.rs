@@ -155,6 +155,17 @@ fn elf_files_of_the_shared_roms() {
     let w = v.validate_against_rom_bytes(&prom);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].contains("differs from the ROM"), "{w:?}");
+
+    // nm listings carry no bytes: the ROM's jsr targets must start
+    // functions (all do with the right listing; few with the other one).
+    let vn = Symbols::load_nm(&roms.join("vnmd/symbol.txt")).unwrap();
+    let pn = Symbols::load_nm(&roms.join("platformer/symbol.txt")).unwrap();
+    assert_eq!(vn.validate_call_targets(&vrom), Vec::<String>::new());
+    assert_eq!(pn.validate_call_targets(&prom), Vec::<String>::new());
+    assert_eq!(v.validate_call_targets(&vrom), Vec::<String>::new());
+    let w = vn.validate_call_targets(&prom);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("jsr` targets are not the start"), "{w:?}");
 }
 
 #[test]

@@ -65,6 +65,12 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub keep_labels: bool,
 
+    /// Where interrupt entry processing (44 cycles per interrupt) is charged:
+    /// to the handler, or to the interrupted code as a before-each-instruction
+    /// emulator hook charges it (use to compare with such tools).
+    #[arg(long, value_enum, default_value_t = EntryArg::Handler, value_name = "WHERE")]
+    pub entry: EntryArg,
+
     /// Symbol file (nm listing or ELF) instead of looking next to the ROM.
     #[arg(long, value_name = "FILE")]
     pub symbols: Option<PathBuf>,
@@ -166,7 +172,20 @@ fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
         top: args.top.max(1),
         keep_labels: args.keep_labels,
         watch: args.watch.clone(),
+        entry: match args.entry {
+            EntryArg::Handler => retroprof_mdprof::EntryCharge::Handler,
+            EntryArg::Interrupted => retroprof_mdprof::EntryCharge::Interrupted,
+        },
     }
+}
+
+/// `--entry`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EntryArg {
+    /// The interrupt handler (default).
+    Handler,
+    /// The interrupted code.
+    Interrupted,
 }
 
 /// Load a ROM (or the demo) and its symbols into a session.

@@ -1,4 +1,4 @@
-//! The benchmark program of `examples/bench.rs`, shared with
+//! The benchmark program of `examples/cpu_bench.rs`, shared with
 //! `tests/program.rs` (which runs it briefly as a correctness test): a
 //! hand-assembled 68000 program, a flat RAM bus, a per-PC cycle table
 //! observer, and a model of what the program computes.

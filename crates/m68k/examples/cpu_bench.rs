@@ -1,7 +1,7 @@
 //! Speed benchmark of the 68000 core.
 //!
 //! ```text
-//! cargo run --release -p retroprof-m68k --example bench [-- EMULATED_CYCLES]
+//! cargo run --release -p retroprof-m68k --example cpu_bench [-- EMULATED_CYCLES]
 //! ```
 //!
 //! Runs a small hand-assembled program (listing with the assembly in

@@ -2,7 +2,7 @@
 //! memory (Daedalus lines with frame markers, and the generic format) and
 //! reports events per second.
 //!
-//! `cargo run --release -p retroprof-heap --example bench [EVENTS]`
+//! `cargo run --release -p retroprof-heap --example heap_bench [EVENTS]`
 
 use std::time::Instant;
 

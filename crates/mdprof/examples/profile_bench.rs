@@ -2,7 +2,7 @@
 //! per-frame records, single thread, against the same emulation with the
 //! no-op observer.
 //!
-//! `cargo run --release -p retroprof-mdprof --example bench -- [--frames N] [ROM...]`
+//! `cargo run --release -p retroprof-mdprof --example profile_bench -- [--frames N] [ROM...]`
 //! (no ROM: the built-in demo ROM). Symbols are found next to each ROM.
 
 use std::path::PathBuf;
