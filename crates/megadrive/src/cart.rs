@@ -28,6 +28,9 @@ pub struct Cart {
     /// unmapped. Kept so the hot ROM path tests it with one compare.
     win_lo: u32,
     win_len: u32,
+    /// Addresses below this are plain ROM (no mapper, below the SRAM
+    /// window, inside the image): the hot read path's single test.
+    plain_end: usize,
 }
 
 impl Cart {
@@ -54,6 +57,7 @@ impl Cart {
             sram_dirty: false,
             win_lo: 0,
             win_len: 0,
+            plain_end: 0,
         }
         .with_window()
     }
@@ -74,6 +78,13 @@ impl Cart {
                 self.win_len = 0;
             }
         }
+        self.plain_end = if self.mapper {
+            0
+        } else if self.win_len != 0 {
+            self.rom_len.min(self.win_lo as usize)
+        } else {
+            self.rom_len
+        };
     }
 
     pub fn rom_len(&self) -> usize {
@@ -120,6 +131,10 @@ impl Cart {
     /// Byte read; `None` past the end of the ROM (open bus).
     #[inline(always)]
     pub fn read_byte(&self, addr: u32) -> Option<u8> {
+        let a = addr as usize;
+        if a < self.plain_end {
+            return Some(self.rom[a]);
+        }
         if self.in_sram_window(addr) {
             return Some(match self.sram_index(addr) {
                 Some(i) => self.sram.get(i).copied().unwrap_or(0xFF),
@@ -137,6 +152,11 @@ impl Cart {
     /// Word read at an even address; `None` past the end of the ROM.
     #[inline(always)]
     pub fn read_word(&self, addr: u32) -> Option<u16> {
+        let a = addr as usize;
+        if a < self.plain_end {
+            // `rom` has a spare byte pair past `rom_len`.
+            return Some(u16::from_be_bytes([self.rom[a], self.rom[a + 1]]));
+        }
         if self.in_sram_window(addr) {
             let hi = self.read_byte(addr).unwrap_or(0xFF);
             let lo = self.read_byte(addr | 1).unwrap_or(0xFF);

@@ -175,6 +175,11 @@ pub(crate) struct Hw {
     vint_at: u64,
     /// mclk of the earliest pending event.
     next_event: u64,
+    /// CPU cycle at or after which an instruction boundary has work to do
+    /// (a line event due, a refresh penalty due, or a Z80 stall to charge):
+    /// the boundary's fast path is this one compare. Kept up to date by
+    /// [`Hw::update_check`].
+    check_at: u64,
     renderer: Renderer,
     /// Frame buffer being drawn for a requested screenshot.
     shot: Option<Image>,
@@ -188,6 +193,23 @@ impl Hw {
             u64::MAX
         };
         self.next_event = line.min(self.vint_at);
+        self.update_check();
+    }
+
+    /// Recompute [`Hw::check_at`] from the next event (mclk), the refresh
+    /// due time and the Z80's pending stall.
+    #[inline]
+    fn update_check(&mut self) {
+        // mclk(now) >= next_event  <=>  now >= ceil((next_event - base) / 7).
+        let event = self
+            .next_event
+            .saturating_sub(self.base)
+            .div_ceil(M68K_DIVIDER);
+        self.check_at = if self.z80.m68k_stall != 0 {
+            0
+        } else {
+            event.min(self.refresh.due)
+        };
     }
 
     /// Process every line event due at or before `now` (mclk), in order.
@@ -262,6 +284,10 @@ impl Hw {
 
     fn catch_up_z80(&mut self, mclk: u64) {
         self.z80.run_until(mclk, &self.cart, &mut self.wram);
+        if self.z80.m68k_stall != 0 {
+            // Charged at the next instruction boundary.
+            self.check_at = 0;
+        }
     }
 }
 
@@ -277,6 +303,17 @@ struct Stall {
     halted: Cell<bool>,
     /// Instructions executed since the flag was last cleared.
     instructions: Cell<u64>,
+    /// Some of `freeze`, `fifo`, `refresh`, `z80_stall` may be non-zero.
+    pending: Cell<bool>,
+}
+
+impl Stall {
+    /// Add `v` mclk to one of the cost parts.
+    #[inline(always)]
+    fn add(&self, part: &Cell<u32>, v: u32) {
+        part.set(part.get() + v);
+        self.pending.set(true);
+    }
 }
 
 struct Bus68k<'a, O: MdObserver> {
@@ -379,8 +416,7 @@ impl<O: MdObserver> Bus68k<'_, O> {
                 let (v, w) = self.hw.vdp.read_data(m);
                 let cycles = w.div_ceil(M68K_DIVIDER) as u32;
                 self.stall
-                    .fifo
-                    .set(self.stall.fifo.get() + cycles * M68K_DIVIDER as u32);
+                    .add(&self.stall.fifo, cycles * M68K_DIVIDER as u32);
                 (v, cycles)
             }
             0x04 => (self.hw.vdp.read_status(m, self.hw.open_bus), 0),
@@ -412,8 +448,7 @@ impl<O: MdObserver> Bus68k<'_, O> {
                 }
                 let cycles = r.wait.div_ceil(M68K_DIVIDER) as u32;
                 self.stall
-                    .fifo
-                    .set(self.stall.fifo.get() + cycles * M68K_DIVIDER as u32);
+                    .add(&self.stall.fifo, cycles * M68K_DIVIDER as u32);
                 cycles
             }
             0x04 => {
@@ -450,6 +485,34 @@ impl<O: MdObserver> Bus68k<'_, O> {
         }
     }
 
+    /// The boundary's slow path: line events, DRAM refresh, Z80 stall.
+    #[inline(never)]
+    fn boundary_work(&mut self, now: u64) -> Boundary {
+        let m = self.hw.mclk(now);
+        if m >= self.hw.next_event {
+            self.hw.process_events(m);
+        }
+        let mut extra = self.hw.refresh.at_boundary(now);
+        if extra != 0 {
+            self.stall
+                .add(&self.stall.refresh, extra * M68K_DIVIDER as u32);
+        }
+        if self.hw.z80.m68k_stall != 0 {
+            // The Z80 took the 68000's bus while catching up (its stall is
+            // always a multiple of 7 mclk).
+            let c = self.hw.z80.m68k_stall.div_ceil(M68K_DIVIDER) as u32;
+            self.hw.z80.m68k_stall = 0;
+            self.stall
+                .add(&self.stall.z80_stall, c * M68K_DIVIDER as u32);
+            extra += c;
+        }
+        self.hw.update_check();
+        Boundary {
+            extra,
+            ipl: self.hw.ipl,
+        }
+    }
+
     /// 68000 -> VDP DMA: copy the words now and freeze the CPU until the
     /// transfer's end (md-timing.md: "GPGX jumps the CPU clock to the DMA
     /// end"); the freeze is the `wait` of the control-port write.
@@ -470,8 +533,7 @@ impl<O: MdObserver> Bus68k<'_, O> {
         let span = self.hw.vdp.schedule_dma(m, words as u64 * 2, kind);
         let cycles = (span.end - m).div_ceil(M68K_DIVIDER) as u32;
         self.stall
-            .freeze
-            .set(self.stall.freeze.get() + cycles * M68K_DIVIDER as u32);
+            .add(&self.stall.freeze, cycles * M68K_DIVIDER as u32);
         self.obs.borrow_mut().dma(&DmaEvent {
             kind: DmaKind::FromCpu(target),
             bytes: words * 2,
@@ -674,28 +736,11 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
     #[inline(always)]
     fn boundary(&mut self, now: u64) -> Boundary {
         self.clock.cpu_cycles.set(now);
-        let m = self.hw.mclk(now);
-        if m >= self.hw.next_event {
-            self.hw.process_events(m);
-        }
-        let mut extra = self.hw.refresh.at_boundary(now);
-        if extra != 0 {
-            self.stall
-                .refresh
-                .set(self.stall.refresh.get() + extra * M68K_DIVIDER as u32);
-        }
-        if self.hw.z80.m68k_stall != 0 {
-            // The Z80 took the 68000's bus while catching up (its stall is
-            // always a multiple of 7 mclk).
-            let c = self.hw.z80.m68k_stall.div_ceil(M68K_DIVIDER) as u32;
-            self.hw.z80.m68k_stall = 0;
-            self.stall
-                .z80_stall
-                .set(self.stall.z80_stall.get() + c * M68K_DIVIDER as u32);
-            extra += c;
+        if now >= self.hw.check_at {
+            return self.boundary_work(now);
         }
         Boundary {
-            extra,
+            extra: 0,
             ipl: self.hw.ipl,
         }
     }
@@ -742,12 +787,21 @@ impl<O: MdObserver> Observer for ObsAdapter<'_, O> {
         self.stall
             .instructions
             .set(self.stall.instructions.get() + 1);
-        let cost = InstrCost {
-            total: cycles * M68K_DIVIDER as u32,
-            dma_freeze: self.stall.freeze.take(),
-            fifo_wait: self.stall.fifo.take(),
-            refresh: self.stall.refresh.take(),
-            z80_stall: self.stall.z80_stall.take(),
+        let total = cycles * M68K_DIVIDER as u32;
+        let cost = if self.stall.pending.get() {
+            self.stall.pending.set(false);
+            InstrCost {
+                total,
+                dma_freeze: self.stall.freeze.take(),
+                fifo_wait: self.stall.fifo.take(),
+                refresh: self.stall.refresh.take(),
+                z80_stall: self.stall.z80_stall.take(),
+            }
+        } else {
+            InstrCost {
+                total,
+                ..InstrCost::default()
+            }
         };
         self.obs.borrow_mut().instruction(pc, cost, self.clock);
     }
@@ -837,6 +891,7 @@ impl System {
             next_line: u16::MAX,
             vint_at: u64::MAX,
             next_event: u64::MAX,
+            check_at: 0,
             renderer: Renderer::new(),
             shot: None,
         };

@@ -232,9 +232,18 @@ impl Vdp {
     pub fn position(&self, now: u64) -> (u16, u64) {
         let rel = now.saturating_sub(self.frame_origin);
         let idx = rel / MCLK_PER_LINE;
-        let off = rel % MCLK_PER_LINE;
-        let line = ((self.first_line as u64 + idx) % self.geom.lines as u64) as u16;
-        (line, off)
+        let off = rel - idx * MCLK_PER_LINE;
+        // (first_line + idx) mod lines, without a division in the usual
+        // case (within the frame: at most one wrap).
+        let lines = self.geom.lines as u64;
+        let mut line = self.first_line as u64 + idx;
+        if line >= lines {
+            line -= lines;
+            if line >= lines {
+                line %= lines;
+            }
+        }
+        (line as u16, off)
     }
 
     /// Lines where DMA and FIFO run at blank speed: while the VBlank flag
@@ -326,10 +335,15 @@ impl Vdp {
         }
     }
 
+    #[inline(always)]
     fn update_sprite_flags(&mut self) {
-        if self.sprites.frame == self.frame_number {
-            return;
+        if self.sprites.frame != self.frame_number {
+            self.compute_sprite_flags();
         }
+    }
+
+    #[inline(never)]
+    fn compute_sprite_flags(&mut self) {
         let mut f = SpriteFlags {
             frame: self.frame_number,
             ..Default::default()
