@@ -4,7 +4,12 @@
 //! `cargo run --release -p retroprof-megadrive --example frames -- ROM SYMBOLS FRAMES [INPUT]`
 //! Idle = cycles of instructions inside `VDP_waitVBlank` (to the next text
 //! symbol). Output: frame,busy,idle,idle_enter_line,dma_vblank,dma_active,
-//! dma_last_line,fill_bytes.
+//! dma_last_line,fill_bytes, then the busy
+//! time's Z80 bus stalls, FIFO waits and DMA freeze (68000 cycles).
+//! `EXC_TO_PREV=1` charges exception entry to the interrupted function (as
+//! the reference harness does); `FRAME_FUNCS=A-B` prints per-frame function
+//! cycles of frames A..=B on stderr; `END_FILL_AFTER=F` ends a fill still
+//! busy at the end of frame F (what-if, see `Vdp::end_fill_copy_busy`).
 
 use std::path::PathBuf;
 
@@ -26,6 +31,19 @@ struct Frames {
     dma_active: u64,
     dma_last: i32,
     fill: u64,
+    /// Function of the last instruction (index into `syms`), for
+    /// `EXC_TO_PREV`.
+    last_fn: usize,
+    last_idle: bool,
+    /// Charge exception entry to the interrupted function, as the reference
+    /// harness does (clock difference between two instruction hooks).
+    exc_to_prev: bool,
+    /// Per-function cycles of the current frame (for `FRAME_FUNCS`).
+    frame_fn: Vec<u64>,
+    /// Busy-time stalls of the frame: Z80 bus use, FIFO waits, DMA freeze.
+    z80: u64,
+    fifo: u64,
+    freeze: u64,
 }
 
 impl MdObserver for Frames {
@@ -39,6 +57,8 @@ impl MdObserver for Frames {
         let k = self.syms.partition_point(|s| s.0 <= pc);
         if k > 0 {
             self.per_fn[k - 1] += cost.total as u64;
+            self.frame_fn[k - 1] += cost.total as u64;
+            self.last_fn = k - 1;
         }
         let idle = pc >= self.idle_lo && pc < self.idle_hi;
         if idle {
@@ -48,8 +68,12 @@ impl MdObserver for Frames {
             }
         } else {
             self.busy += cost.total as u64;
+            self.z80 += cost.z80_stall as u64;
+            self.fifo += cost.fifo_wait as u64;
+            self.freeze += cost.dma_freeze as u64;
         }
         self.was_idle = idle;
+        self.last_idle = idle;
     }
     fn exception(
         &mut self,
@@ -59,7 +83,17 @@ impl MdObserver for Frames {
         mclk: u32,
         _c: &Clock,
     ) {
-        self.busy += mclk as u64;
+        if self.exc_to_prev {
+            self.per_fn[self.last_fn] += mclk as u64;
+            self.frame_fn[self.last_fn] += mclk as u64;
+            if self.last_idle {
+                self.idle += mclk as u64;
+            } else {
+                self.busy += mclk as u64;
+            }
+        } else {
+            self.busy += mclk as u64;
+        }
     }
     fn dma(&mut self, e: &DmaEvent) {
         match e.kind {
@@ -121,8 +155,25 @@ fn main() {
         dma_active: 0,
         dma_last: -1,
         fill: 0,
+        last_fn: 0,
+        last_idle: false,
+        exc_to_prev: std::env::var("EXC_TO_PREV").is_ok(),
+        frame_fn: vec![0; text.len()],
+        z80: 0,
+        fifo: 0,
+        freeze: 0,
     };
-    println!("frame,busy,idle,idle_enter_line,dma_vblank,dma_active,dma_last_line,fill");
+    // FRAME_FUNCS=A-B: per-frame function cycles for frames A..=B on stderr.
+    let frame_funcs: Option<(u64, u64)> = std::env::var("FRAME_FUNCS").ok().and_then(|v| {
+        let (a, b) = v.split_once('-')?;
+        Some((a.parse().ok()?, b.parse().ok()?))
+    });
+    // END_FILL_AFTER=F: end a fill still busy at the end of frame F (what-if:
+    // the reference emulator's quick 64 KB fill, see Vdp::end_fill_copy_busy).
+    let end_fill_after: Option<u64> = std::env::var("END_FILL_AFTER")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    println!("frame,busy,idle,idle_enter_line,dma_vblank,dma_active,dma_last_line,fill,busy_z80_stall,busy_fifo_wait,busy_dma_freeze");
     for f in 0..frames {
         sys.set_pad(0, script.buttons_at(f));
         obs.busy = 0;
@@ -132,20 +183,40 @@ fn main() {
         obs.dma_active = 0;
         obs.dma_last = -1;
         obs.fill = 0;
+        obs.frame_fn.iter_mut().for_each(|c| *c = 0);
+        obs.z80 = 0;
+        obs.fifo = 0;
+        obs.freeze = 0;
         if let Err(e) = sys.run_frame(&mut obs) {
             eprintln!("stopped: {e}");
             break;
         }
+        if end_fill_after == Some(f) {
+            let now = sys.mclk();
+            sys.vdp_mut().end_fill_copy_busy(now);
+        }
         println!(
-            "{f},{:.1},{:.1},{},{},{},{},{}",
+            "{f},{:.1},{:.1},{},{},{},{},{},{:.1},{:.1},{:.1}",
             obs.busy as f64 / 7.0,
             obs.idle as f64 / 7.0,
             obs.enter_line,
             obs.dma_vblank,
             obs.dma_active,
             obs.dma_last,
-            obs.fill
+            obs.fill,
+            obs.z80 as f64 / 7.0,
+            obs.fifo as f64 / 7.0,
+            obs.freeze as f64 / 7.0
         );
+        if let Some((fa, fb)) = frame_funcs {
+            if (fa..=fb).contains(&f) {
+                for (i, c) in obs.frame_fn.iter().enumerate() {
+                    if *c > 0 {
+                        eprintln!("F{f} {} {:.1}", obs.syms[i].1, *c as f64 / 7.0);
+                    }
+                }
+            }
+        }
     }
     if let Ok(path) = std::env::var("FUNCS_OUT") {
         let mut v: Vec<_> = obs

@@ -536,6 +536,19 @@ impl Vdp {
 
     /// After a 68000 DMA: length registers count down to 0, the source
     /// registers advance (within the 128 KB window).
+    /// What-if aid for comparisons with the reference (examples only, never
+    /// called by the emulation): end a fill/copy's busy time at `now` (its
+    /// VRAM writes are already done). Genesis Plus GX ends a 64 KB fill
+    /// within the frame when the fill's data-port write lands in the last
+    /// ~190 mclk of an active line (its DMA step count goes negative and is
+    /// compared unsigned, so the whole fill is done at once and the busy flag
+    /// only waits for the next VBlank start, where it is cleared); the
+    /// `platformer` reference shows this at frame 1071 (see the `probe`
+    /// example's `END_FILL_AFTER`).
+    pub fn end_fill_copy_busy(&mut self, now: u64) {
+        self.dma_busy_until = self.dma_busy_until.min(now);
+    }
+
     pub fn finish_cpu_dma(&mut self, source_end: u32) {
         self.regs[19] = 0;
         self.regs[20] = 0;
