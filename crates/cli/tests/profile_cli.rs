@@ -56,7 +56,6 @@ fn golden(name: &str, actual: &str) {
 }
 
 #[test]
-#[ignore = "failing at first full run (session 1): see the open issue #5 note; fix and un-ignore"]
 fn demo_report_and_csv_are_golden_and_deterministic() {
     let d = tmp("demo");
     let csv = d.join("frames.csv");
