@@ -46,6 +46,13 @@ pub struct RunArgs {
     /// Force the console region instead of the ROM header's.
     #[arg(long, value_enum, value_name = "REGION")]
     pub region: Option<RegionArg>,
+
+    /// Battery-backed SRAM declared in the ROM header: load it from ROM.srm
+    /// next to the ROM when that file exists, and write it back there at the
+    /// end (whole, via a temporary file) when the game wrote to it. Without
+    /// this flag SRAM lives in memory only and no file is touched.
+    #[arg(long)]
+    pub sram: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +121,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             RegionArg::Pal => Region::EuropePal,
         }),
+        sram_file: if args.sram {
+            if args.rom.is_none() {
+                return Err(UsageError(
+                    "--sram needs a ROM (the built-in demo has no save file)".into(),
+                )
+                .into());
+            }
+            Some(rom.sram_path())
+        } else {
+            None
+        },
         ..Config::default()
     };
     let mut sys = System::new(&rom, config);
@@ -153,6 +171,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let wall = start.elapsed().as_secs_f64();
+    let sram_saved = if args.sram {
+        let path = rom.sram_path();
+        Some(
+            sys.save_sram()
+                .with_context(|| format!("writing SRAM to {}", path.display()))?,
+        )
+    } else {
+        None
+    };
     let emulated = emulated_mclk as f64 / sys.mclk_hz() as f64;
     println!(
         "rom: {} ({} bytes, {:?}{})",
@@ -170,6 +197,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         frames_run as f64 / wall.max(1e-9),
         emulated / wall.max(1e-9)
     );
+    match sram_saved {
+        Some(true) => println!("sram: saved to {}", rom.sram_path().display()),
+        Some(false) if rom.header.sram.is_none() => {
+            println!("sram: the ROM header declares no SRAM; nothing saved")
+        }
+        Some(false) => println!(
+            "sram: the game did not write SRAM; {} left as it was",
+            rom.sram_path().display()
+        ),
+        None => {}
+    }
     let c = sys.counters();
     if c.unmapped_reads + c.unmapped_writes > 0 {
         println!(
