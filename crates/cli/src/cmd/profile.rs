@@ -24,7 +24,8 @@ use super::UsageError;
                   game leaves the idle function at interrupt level 0 (calls made from inside the \
                   wait and interrupts do not count); a frame with no new loop is dropped. A frame \
                   starts at the first VBlank line (line 224 in NTSC V28). Cycles are 68000 cycles \
-                  (master clocks / 7). Interrupt entry is charged to the interrupt handler.\n\n\
+                  (master clocks / 7). Interrupt entry is charged to the interrupt handler \
+                  (--entry interrupted: to the interrupted code, as emulator hooks do).\n\n\
                   With no ROM, profiles the built-in demo (the known-costs test ROM).\n\n\
                   Exit codes: 0 done, 3 a --fail-* gate tripped, 2 bad input or arguments, 1 other \
                   errors."
