@@ -2,6 +2,8 @@
 //! CSV (RETROPROF_BLESS=1 rewrites them), outputs, CI gates, determinism,
 //! bad input.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -14,13 +16,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "retroprof-profile-cli-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("profile-cli", name)
 }
 
 fn golden(name: &str, actual: &str) {

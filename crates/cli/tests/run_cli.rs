@@ -1,6 +1,8 @@
 //! `retroprof run`: SRAM is saved next to the ROM only when asked
 //! (`--sram`), loaded back on the next run, and never touched otherwise.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -12,10 +14,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("retroprof-run-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("run-cli", name)
 }
 
 /// A 64 KB ROM whose header declares 32 KB of odd-byte SRAM at 0x200001

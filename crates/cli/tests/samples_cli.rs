@@ -1,6 +1,8 @@
 //! `retroprof samples` end to end: tables (golden files, `RETROPROF_BLESS=1`
 //! rewrites them), every writer, exit codes for bad input.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,13 +15,7 @@ fn golden_dir() -> PathBuf {
 }
 
 fn tmpdir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "retroprof-samples-cli-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("samples-cli", name)
 }
 
 fn run(args: &[&str]) -> Output {
