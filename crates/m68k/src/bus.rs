@@ -134,6 +134,36 @@ pub trait Bus {
     fn next_event(&mut self, _now: u64) -> u64 {
         u64::MAX
     }
+
+    /// For the polling-loop fast path (`poll.rs`): the word an instruction
+    /// fetch at `addr` returns, if such fetches take no wait states and
+    /// have no side effect that the next fetch would not overwrite; `None`
+    /// otherwise. The core then runs loops made of such code without
+    /// fetching it again each pass. Default: `None` (no fast path).
+    #[inline(always)]
+    fn program_word(&mut self, _addr: u32) -> Option<u16> {
+        None
+    }
+
+    /// For the polling-loop fast path: perform the data read of `size`
+    /// bytes (1 or 2) at `addr` at time `now` and return its value, but
+    /// only if it takes no wait states and reading it again and again has
+    /// no effect beyond what one read has (counters aside); otherwise do
+    /// nothing and return `None`, and the core makes the read on its
+    /// normal path. `bus_word` is the last word the CPU fetched before the
+    /// read, for buses that return it in bits nothing drives.
+    /// Default: `None`.
+    #[inline(always)]
+    fn poll_read(
+        &mut self,
+        _addr: u32,
+        _size: u32,
+        _fc: FunctionCode,
+        _now: u64,
+        _bus_word: u16,
+    ) -> Option<u32> {
+        None
+    }
 }
 
 /// Kinds of exception the observer is told about.

@@ -98,6 +98,11 @@ pub struct Cpu {
     /// Set by group-1 exceptions (illegal, line A/F, privilege violation),
     /// which are not followed by a trace exception.
     pub(crate) no_trace: bool,
+    /// Head of a short backward loop the last taken `Bcc.s` jumped to, for
+    /// the polling fast path ([`crate::poll`]); `NO_POLL`: none.
+    pub(crate) poll_head: u32,
+    /// A loop head found not to be a polling loop (not analysed again).
+    pub(crate) poll_reject: u32,
     table: &'static [Entry; 65536],
 }
 
@@ -127,6 +132,8 @@ impl Default for Cpu {
             exc_start: u64::MAX,
             fault: crate::core::FaultInfo::default(),
             no_trace: false,
+            poll_head: crate::poll::NO_POLL,
+            poll_reject: crate::poll::NO_POLL,
             table: decode::table(),
         }
     }
@@ -199,6 +206,17 @@ impl Cpu {
         self.cycles = cycles;
     }
 
+    /// Recompute `attention` from the state (its invariant).
+    #[inline(always)]
+    pub(crate) fn update_attention(&mut self) {
+        self.attention = self.trace_pending
+            || self.nmi_pending
+            || self.stopped
+            || self.halted
+            || self.sr & T_BIT != 0
+            || self.ipl > ((self.sr >> 8) & 7) as u8;
+    }
+
     /// Set SR, swapping the stack pointers when S changes.
     pub(crate) fn set_sr(&mut self, sr: u16) {
         let sr = sr & SR_MASK;
@@ -262,7 +280,7 @@ impl Cpu {
                 if cx.c.halted {
                     return Stop::Halted;
                 }
-                if cx.attend(target) {
+                if cx.attend(target, true) {
                     continue;
                 }
                 if cx.c.sr & T_BIT != 0 {
@@ -285,20 +303,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// pending trace or interrupt entry, or a STOP wait. Returns true when
     /// it used up the step.
     #[inline(never)]
-    fn attend(&mut self, target: u64) -> bool {
-        let used = self.attend_inner(target);
-        let c = &mut *self.c;
-        c.attention = c.trace_pending
-            || c.nmi_pending
-            || c.stopped
-            || c.halted
-            || c.sr & T_BIT != 0
-            || c.ipl > ((c.sr >> 8) & 7) as u8;
+    fn attend(&mut self, target: u64, poll: bool) -> bool {
+        let used = self.attend_inner(target, poll);
+        self.c.update_attention();
         used
     }
 
     #[inline(always)]
-    fn attend_inner(&mut self, target: u64) -> bool {
+    fn attend_inner(&mut self, target: u64, poll: bool) -> bool {
         if self.c.trace_pending {
             self.c.trace_pending = false;
             self.trace_exception();
@@ -329,6 +341,12 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.boundary(now, Some(pc));
             return true;
         }
+        if self.c.poll_head != crate::poll::NO_POLL {
+            let head = std::mem::replace(&mut self.c.poll_head, crate::poll::NO_POLL);
+            if poll && head == self.c.pc.wrapping_sub(4) && self.c.sr & T_BIT == 0 {
+                return self.poll_loop(head, target);
+            }
+        }
         false
     }
 
@@ -336,7 +354,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// instruction followed by its boundary.
     #[inline(always)]
     fn step(&mut self, target: u64) {
-        if self.c.attention && self.attend(target) {
+        if self.c.attention && self.attend(target, false) {
             return;
         }
         if self.c.sr & T_BIT != 0 {
@@ -382,7 +400,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// After an instruction (or a STOP wait): the bus's extra cycles, the
     /// observer report, interrupt sampling.
     #[inline(always)]
-    fn boundary(&mut self, start: u64, pc: Option<u32>) {
+    pub(crate) fn boundary(&mut self, start: u64, pc: Option<u32>) {
         let bd = self.b.boundary(self.c.cycles);
         self.c.cycles += bd.extra as u64;
         if let Some(pc) = pc {

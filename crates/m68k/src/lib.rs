@@ -4,7 +4,8 @@
 //! Source layout: `cpu.rs` (state and public API), `core.rs` (bus access,
 //! prefetch queue, flags), `ea.rs` (effective addresses), `decode.rs` (the
 //! 64K-entry decode table), `exception.rs` (exception processing) and
-//! `ops/` (one file per instruction group).
+//! `ops/` (one file per instruction group), `poll.rs` (the fast path for
+//! polling loops).
 
 pub mod bus;
 mod core;
@@ -13,6 +14,7 @@ mod decode;
 mod ea;
 mod exception;
 mod ops;
+mod poll;
 
 pub use bus::{Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, Read, Write};
 pub use cpu::{Cpu, Registers, Stop};

@@ -7,8 +7,8 @@ use crate::cpu::{Cpu, Stop};
 
 /// 64 KiB of RAM mirrored over the address space, with scriptable
 /// interrupt level and bus errors.
-struct Ram {
-    mem: Vec<u8>,
+pub(crate) struct Ram {
+    pub(crate) mem: Vec<u8>,
     ipl: u8,
     /// Raise `ipl` to this level once the time reaches `irq_at`.
     irq_at: u64,
@@ -23,7 +23,7 @@ struct Ram {
 }
 
 impl Ram {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Ram {
             mem: vec![0; 0x10000],
             ipl: 0,
@@ -38,16 +38,16 @@ impl Ram {
             next_event: u64::MAX,
         }
     }
-    fn w16(&mut self, a: u32, v: u16) {
+    pub(crate) fn w16(&mut self, a: u32, v: u16) {
         let a = (a & 0xFFFF) as usize;
         self.mem[a] = (v >> 8) as u8;
         self.mem[a + 1] = v as u8;
     }
-    fn w32(&mut self, a: u32, v: u32) {
+    pub(crate) fn w32(&mut self, a: u32, v: u32) {
         self.w16(a, (v >> 16) as u16);
         self.w16(a + 2, v as u16);
     }
-    fn r16(&self, a: u32) -> u16 {
+    pub(crate) fn r16(&self, a: u32) -> u16 {
         let a = (a & 0xFFFF) as usize;
         (self.mem[a] as u16) << 8 | self.mem[a + 1] as u16
     }

@@ -181,6 +181,9 @@ pub(crate) struct Hw {
     /// [`Hw::update_check`].
     check_at: u64,
     renderer: Renderer,
+    /// Second renderer for the odd rows of an interlace mode 2 picture
+    /// (each field keeps its own previous-line sprite state).
+    renderer_odd: Renderer,
     /// Frame buffer being drawn for a requested screenshot.
     shot: Option<Image>,
 }
@@ -274,10 +277,24 @@ impl Hw {
         let Some(img) = self.shot.as_mut() else {
             return;
         };
+        let snap = self.vdp.snapshot();
+        if self.vdp.interlace() == 3 {
+            // Interlace mode 2: a picture has both fields' rows (2l and
+            // 2l + 1), drawn here from the same VDP state, as a static
+            // double-resolution screen shows them.
+            let (even, odd) = (2 * line as u32, 2 * line as u32 + 1);
+            if odd >= img.height {
+                return;
+            }
+            self.renderer
+                .render_line(&snap, even as u16, img.row_mut(even));
+            self.renderer_odd
+                .render_line(&snap, odd as u16, img.row_mut(odd));
+            return;
+        }
         if (line as u32) >= img.height {
             return;
         }
-        let snap = self.vdp.snapshot();
         let row = img.row_mut(line as u32);
         self.renderer.render_line(&snap, line, row);
     }
@@ -754,6 +771,42 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
             .div_ceil(M68K_DIVIDER)
     }
 
+    fn program_word(&mut self, addr: u32) -> Option<u16> {
+        // Code fetches from the cartridge take no wait states; their only
+        // side effect is the open-bus latch, which the next fetch overwrites
+        // (m68k poll.rs). Not work RAM: the Z80, catching up during the
+        // loop, could rewrite code there.
+        match addr >> 16 {
+            0x00..=0x3F => self.hw.cart.read_word(addr & 0xFF_FFFE),
+            _ => None,
+        }
+    }
+
+    fn poll_read(
+        &mut self,
+        addr: u32,
+        size: u32,
+        _fc: FunctionCode,
+        now: u64,
+        bus_word: u16,
+    ) -> Option<u32> {
+        // Only the VDP status port (SGDK's VDP_waitVBlank/VSync polls): the
+        // same read the normal path makes (no wait states), with the
+        // open-bus bits the normal path would have latched from the last
+        // code fetch.
+        if !(0xC0..=0xDF).contains(&(addr >> 16)) || !Self::is_vdp(addr) || addr & 0x1C != 0x04 {
+            return None;
+        }
+        let m = self.hw.mclk(now);
+        self.hw.counters.vdp_reads += 1;
+        let w = self.hw.vdp.read_status(m, bus_word);
+        Some(match (size, addr & 1) {
+            (2, _) => w as u32,
+            (_, 0) => (w >> 8) as u32,
+            _ => w as u32 & 0xFF,
+        })
+    }
+
     fn interrupt_ack(&mut self, level: u8, _now: u64) -> IntAck {
         self.hw.vdp.acknowledge(level);
         self.hw.ipl = self.hw.vdp.ipl();
@@ -893,6 +946,7 @@ impl System {
             next_event: u64::MAX,
             check_at: 0,
             renderer: Renderer::new(),
+            renderer_odd: Renderer::new(),
             shot: None,
         };
         hw.z80.clock = base;
@@ -1159,9 +1213,17 @@ impl System {
         }
         let drawing = std::mem::take(&mut self.shot_requested);
         if drawing {
-            let w = Renderer::active_width(&self.hw.vdp.regs);
-            self.hw.shot = Some(Image::new(w, geom.active as u32));
+            let regs = &self.hw.vdp.regs;
+            let w = Renderer::active_width(regs);
+            // Interlace mode 2 pictures have twice the rows (both fields).
+            let h = if self.hw.vdp.interlace() == 3 {
+                2 * geom.active as u32
+            } else {
+                geom.active as u32
+            };
+            self.hw.shot = Some(Image::new(w, h));
             self.hw.renderer.reset_line_state();
+            self.hw.renderer_odd.reset_line_state();
         }
         // Line events of this frame: line starts (HINT counter, drawing),
         // VINT, Z80 IRQ and catch-up; processed at the 68000's instruction

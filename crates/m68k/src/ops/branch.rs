@@ -22,7 +22,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
                 d8 as i8 as i32 as u32
             };
             self.idle(2);
-            self.jump(base.wrapping_add(disp))
+            let target = base.wrapping_add(disp);
+            // A short backward branch may close a polling loop: let the
+            // next step look at it (crate::poll).
+            if d8 >= crate::poll::MIN_D8 && target != self.c.poll_reject {
+                self.c.poll_head = target;
+                self.c.attention = true;
+            }
+            self.jump(target)
         } else {
             self.idle(4);
             if d8 == 0 {

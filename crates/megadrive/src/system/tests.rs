@@ -356,3 +356,50 @@ fn pad_read_through_the_bus() {
     assert_eq!(regs.d[0] & 0xFF, 0x40 | 0b11_0111);
     assert_eq!(regs.d[1] & 0xFF, 0b01_0011);
 }
+
+#[test]
+fn interlace_mode_2_screenshot_has_both_fields() {
+    let r = rom(&[LOOP], &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    {
+        let v = sys.vdp_mut();
+        v.regs[1] = 0x44; // display on
+        v.regs[2] = 0x30; // plane A at 0xC000
+        v.regs[4] = 0x07; // plane B at 0xE000
+        v.regs[5] = 0x78; // sprites at 0xF000
+        v.regs[0] = 0x04; // full palette
+        v.regs[12] = 0x87; // H40, interlace mode 2
+        v.regs[16] = 0x01; // 64x32 planes
+        v.regs[15] = 2;
+        for (i, c) in v.cram.iter_mut().enumerate() {
+            *c = (i as u16 * 0x0123) & 0x0EEE;
+        }
+        // Tile 1 is 8x16 in interlace mode 2 (64 bytes): each row its own
+        // colour, so swapped or missing fields show.
+        for row in 0..16 {
+            let c = (row as u8 % 15) + 1;
+            for b in 0..4 {
+                v.vram[64 + row * 4 + b] = c << 4 | c;
+            }
+        }
+        for cell in 0..40 {
+            v.vram[0xC000 + cell * 2 + 1] = 1;
+        }
+    }
+    sys.run_frame(&mut ()).unwrap();
+    sys.request_screenshot();
+    sys.run_frame(&mut ()).unwrap();
+    let (_, shot) = sys.take_screenshot().expect("screenshot");
+    assert_eq!((shot.width, shot.height), (320, 448));
+    let whole = Renderer::new().render_frame(&sys.vdp().snapshot());
+    assert_eq!(
+        shot, whole,
+        "line by line = whole frame for a static screen"
+    );
+    // Rows 0..16 are the tile's 16 rows, each in its colour.
+    let rgb = |i: usize| crate::render::cram_to_rgb(sys.vdp().cram[i]);
+    for row in 0..16u32 {
+        let got = shot.pixels[(row * 320) as usize];
+        assert_eq!(got, rgb(row as usize % 15 + 1), "row {row}");
+    }
+}
