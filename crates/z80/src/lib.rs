@@ -74,21 +74,29 @@ pub trait Bus {
     }
 }
 
-// Indices into `Z80::reg`: the 3-bit register codes of the opcodes map
-// straight onto 0..=7 (6, the (HL) code, is where F lives and is never used
-// through a register code).
-const B: usize = 0;
-const C: usize = 1;
-const D: usize = 2;
-const E: usize = 3;
-const H: usize = 4;
-const L: usize = 5;
+// Indices into `Z80::reg`: register pairs little-endian (low byte first),
+// so a pair is one 16-bit load. `RIDX` maps the 3-bit register codes of the
+// opcodes (B C D E H L (HL) A) onto them.
+const C: usize = 0;
+const B: usize = 1;
+const E: usize = 2;
+const D: usize = 3;
+const L: usize = 4;
+const H: usize = 5;
 const F: usize = 6;
 const A: usize = 7;
-const IXH: usize = 8;
-const IXL: usize = 9;
-const IYH: usize = 10;
-const IYL: usize = 11;
+const IXL: usize = 8;
+const IXH: usize = 9;
+const IYL: usize = 10;
+const IYH: usize = 11;
+
+/// Register index of 3-bit code r, without prefix / with DD / with FD (code
+/// 6, (HL), maps to F and is never used as a register).
+const RIDX: [[u8; 8]; 3] = [
+    [B as u8, C as u8, D as u8, E as u8, H as u8, L as u8, F as u8, A as u8],
+    [B as u8, C as u8, D as u8, E as u8, IXH as u8, IXL as u8, F as u8, A as u8],
+    [B as u8, C as u8, D as u8, E as u8, IYH as u8, IYL as u8, F as u8, A as u8],
+];
 
 const fn build_szxy(parity: bool) -> [u8; 256] {
     let mut t = [0u8; 256];
@@ -108,9 +116,9 @@ const fn build_szxy(parity: bool) -> [u8; 256] {
     t
 }
 /// S, Z, X, Y of a result.
-static SZXY: [u8; 256] = build_szxy(false);
+const SZXY: [u8; 256] = build_szxy(false);
 /// S, Z, X, Y and even parity of a result.
-static SZPXY: [u8; 256] = build_szxy(true);
+const SZPXY: [u8; 256] = build_szxy(true);
 
 #[inline(always)]
 fn parity(v: u8) -> u8 {
@@ -124,15 +132,17 @@ fn parity(v: u8) -> u8 {
 /// Register file and control state of one Z80.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Z80 {
-    /// B C D E H L F A IXH IXL IYH IYL.
+    /// C B E D L H F A IXL IXH IYL IYH (pairs little-endian).
     reg: [u8; 12],
-    /// B' C' D' E' H' L' F' A'.
+    /// C' B' E' D' L' H' F' A', same layout.
     alt: [u8; 8],
     pub pc: u16,
     pub sp: u16,
     pub i: u8,
-    /// Refresh register: the low 7 bits count opcode fetches, bit 7 is kept.
-    pub r: u8,
+    /// Refresh register R: bit 7 as last written (`r7`), low 7 bits from
+    /// the fetch counter `rc` (see [`Z80::r`]).
+    r7: u8,
+    rc: u8,
     pub iff1: bool,
     pub iff2: bool,
     /// Interrupt mode 0, 1 or 2.
@@ -143,7 +153,9 @@ pub struct Z80 {
     pub memptr: u16,
     /// Q: the flags the last instruction wrote, 0 if it wrote none (affects
     /// X/Y of `SCF`/`CCF`).
-    pub q: u8,
+    /// Q: the flags this instruction wrote, 0 if none yet.
+    q: u8,
+    /// Q of the previous instruction.
     last_q: u8,
     /// No interrupt is accepted before the next instruction (after EI, DI,
     /// or between prefixes).
@@ -161,27 +173,29 @@ impl Default for Z80 {
 }
 
 macro_rules! pair_accessors {
-    ($($get:ident $set:ident $hi:ident $lo:ident;)*) => {$(
+    ($($get:ident $set:ident $lo:ident;)*) => {$(
         #[inline(always)]
         pub fn $get(&self) -> u16 {
-            ((self.reg[$hi] as u16) << 8) | self.reg[$lo] as u16
+            u16::from_le_bytes([self.reg[$lo], self.reg[$lo + 1]])
         }
         #[inline(always)]
         pub fn $set(&mut self, v: u16) {
-            self.reg[$hi] = (v >> 8) as u8;
-            self.reg[$lo] = v as u8;
+            let [lo, hi] = v.to_le_bytes();
+            self.reg[$lo] = lo;
+            self.reg[$lo + 1] = hi;
         }
     )*};
 }
 
 macro_rules! alt_accessors {
-    ($($get:ident $set:ident $hi:ident $lo:ident;)*) => {$(
+    ($($get:ident $set:ident $lo:ident;)*) => {$(
         pub fn $get(&self) -> u16 {
-            ((self.alt[$hi] as u16) << 8) | self.alt[$lo] as u16
+            u16::from_le_bytes([self.alt[$lo], self.alt[$lo + 1]])
         }
         pub fn $set(&mut self, v: u16) {
-            self.alt[$hi] = (v >> 8) as u8;
-            self.alt[$lo] = v as u8;
+            let [lo, hi] = v.to_le_bytes();
+            self.alt[$lo] = lo;
+            self.alt[$lo + 1] = hi;
         }
     )*};
 }
@@ -195,7 +209,8 @@ impl Z80 {
             pc: 0,
             sp: 0,
             i: 0,
-            r: 0,
+            r7: 0,
+            rc: 0,
             iff1: false,
             iff2: false,
             im: 0,
@@ -210,18 +225,18 @@ impl Z80 {
     }
 
     pair_accessors! {
-        bc set_bc B C;
-        de set_de D E;
-        hl set_hl H L;
-        ix set_ix IXH IXL;
-        iy set_iy IYH IYL;
-        af set_af A F;
+        bc set_bc C;
+        de set_de E;
+        hl set_hl L;
+        ix set_ix IXL;
+        iy set_iy IYL;
+        af set_af F;
     }
     alt_accessors! {
-        alt_bc set_alt_bc B C;
-        alt_de set_alt_de D E;
-        alt_hl set_alt_hl H L;
-        alt_af set_alt_af A F;
+        alt_bc set_alt_bc C;
+        alt_de set_alt_de E;
+        alt_hl set_alt_hl L;
+        alt_af set_alt_af F;
     }
 
     #[inline(always)]
@@ -239,7 +254,7 @@ impl Z80 {
     pub fn reset(&mut self) {
         self.pc = 0;
         self.i = 0;
-        self.r = 0;
+        self.set_r(0);
         self.iff1 = false;
         self.iff2 = false;
         self.im = 0;
@@ -288,9 +303,22 @@ impl Z80 {
         self.tstates += T_IO;
         bus.write_io(port, v, &mut self.tstates)
     }
+    /// R increment (one per M1 cycle; the low 7 bits count, bit 7 stays).
     #[inline(always)]
     fn inc_r(&mut self) {
-        self.r = (self.r & 0x80) | (self.r.wrapping_add(1) & 0x7F);
+        self.rc = self.rc.wrapping_add(1);
+    }
+
+    /// The refresh register R.
+    #[inline(always)]
+    pub fn r(&self) -> u8 {
+        (self.r7 & 0x80) | (self.rc & 0x7F)
+    }
+
+    #[inline(always)]
+    pub fn set_r(&mut self, v: u8) {
+        self.r7 = v;
+        self.rc = v;
     }
     /// M1: opcode fetch, R increment.
     #[inline(always)]
@@ -334,11 +362,7 @@ impl Z80 {
     /// Register index of 3-bit code `r` under prefix P (0 none, 1 DD, 2 FD).
     #[inline(always)]
     fn ri<const P: u8>(r: u8) -> usize {
-        if P != 0 && (r == 4 || r == 5) {
-            (r + 2 + 2 * P) as usize
-        } else {
-            r as usize
-        }
+        RIDX[P as usize][(r & 7) as usize] as usize
     }
     #[inline(always)]
     fn get8<const P: u8>(&self, r: u8) -> u8 {
@@ -564,31 +588,31 @@ impl Z80 {
     pub fn step<Bs: Bus>(&mut self, bus: &mut Bs) {
         if self.int_blocked {
             self.int_blocked = false;
+            if self.prefix != 0 {
+                self.step_pending_prefix(bus);
+                return;
+            }
         } else if self.iff1 && bus.int_line() {
             self.interrupt(bus);
         }
-        let op = if self.prefix != 0 {
-            let p = self.prefix;
-            self.prefix = 0;
-            p
-        } else {
-            self.fetch_op(bus)
-        };
+        let op = self.fetch_op(bus);
+        self.begin();
+        self.exec_main::<0, Bs>(bus, op);
+    }
+
+    /// The step after a DD/FD that was followed by another prefix: that
+    /// prefix was fetched already.
+    #[cold]
+    fn step_pending_prefix<Bs: Bus>(&mut self, bus: &mut Bs) {
+        let op = self.prefix;
+        self.prefix = 0;
+        self.begin();
         match op {
             0xDD => self.prefixed::<1, Bs>(bus),
             0xFD => self.prefixed::<2, Bs>(bus),
-            0xCB => {
-                self.begin();
-                self.exec_cb(bus);
-            }
-            0xED => {
-                let op2 = self.fetch_op(bus);
-                self.begin();
-                self.exec_ed(bus, op2);
-            }
             _ => {
-                self.begin();
-                self.exec_main::<0, Bs>(bus, op);
+                let op2 = self.fetch_op(bus);
+                self.exec_ed(bus, op2);
             }
         }
     }
@@ -601,39 +625,327 @@ impl Z80 {
         }
     }
 
+    /// Start of an instruction: Q moves to "previous", the new Q is 0
+    /// until the instruction writes the flags.
     #[inline(always)]
     fn begin(&mut self) {
         self.last_q = self.q;
         self.q = 0;
     }
 
+    /// Q: the flags the last instruction wrote, 0 if it wrote none (affects
+    /// X/Y of `SCF`/`CCF`; Young, "SCF/CCF").
+    pub fn q(&self) -> u8 {
+        self.q
+    }
+
+    pub fn set_q(&mut self, q: u8) {
+        self.q = q;
+    }
+
+    /// After a DD (P = 1) or FD (P = 2) prefix; `begin` has run.
     fn prefixed<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) {
         let op = self.fetch_op(bus);
         match op {
             // Another prefix: the first one acted as a 4 T no-op; no
             // interrupt is accepted in between (Young, "DD and FD prefixes").
+            // No instruction ran: Q is as before.
             0xDD | 0xFD | 0xED => {
                 self.prefix = op;
                 self.int_blocked = true;
+                self.q = self.last_q;
             }
-            0xCB => {
-                self.begin();
-                self.exec_xycb::<P, Bs>(bus);
-            }
-            _ => {
-                self.begin();
-                self.exec_main::<P, Bs>(bus, op);
-            }
+            0xCB => self.exec_xycb::<P, Bs>(bus),
+            _ => self.exec_main::<P, Bs>(bus, op),
+        }
+    }
+
+    /// Dispatch of unprefixed or DD/FD-prefixed opcodes: one arm per
+    /// opcode, so every opcode gets its own code with its register fields
+    /// known at compile time.
+    #[inline(always)]
+    fn exec_main<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, op: u8) {
+        match op {
+            0x00 => self.op::<0x00, P, Bs>(bus),
+            0x01 => self.op::<0x01, P, Bs>(bus),
+            0x02 => self.op::<0x02, P, Bs>(bus),
+            0x03 => self.op::<0x03, P, Bs>(bus),
+            0x04 => self.op::<0x04, P, Bs>(bus),
+            0x05 => self.op::<0x05, P, Bs>(bus),
+            0x06 => self.op::<0x06, P, Bs>(bus),
+            0x07 => self.op::<0x07, P, Bs>(bus),
+            0x08 => self.op::<0x08, P, Bs>(bus),
+            0x09 => self.op::<0x09, P, Bs>(bus),
+            0x0A => self.op::<0x0A, P, Bs>(bus),
+            0x0B => self.op::<0x0B, P, Bs>(bus),
+            0x0C => self.op::<0x0C, P, Bs>(bus),
+            0x0D => self.op::<0x0D, P, Bs>(bus),
+            0x0E => self.op::<0x0E, P, Bs>(bus),
+            0x0F => self.op::<0x0F, P, Bs>(bus),
+            0x10 => self.op::<0x10, P, Bs>(bus),
+            0x11 => self.op::<0x11, P, Bs>(bus),
+            0x12 => self.op::<0x12, P, Bs>(bus),
+            0x13 => self.op::<0x13, P, Bs>(bus),
+            0x14 => self.op::<0x14, P, Bs>(bus),
+            0x15 => self.op::<0x15, P, Bs>(bus),
+            0x16 => self.op::<0x16, P, Bs>(bus),
+            0x17 => self.op::<0x17, P, Bs>(bus),
+            0x18 => self.op::<0x18, P, Bs>(bus),
+            0x19 => self.op::<0x19, P, Bs>(bus),
+            0x1A => self.op::<0x1A, P, Bs>(bus),
+            0x1B => self.op::<0x1B, P, Bs>(bus),
+            0x1C => self.op::<0x1C, P, Bs>(bus),
+            0x1D => self.op::<0x1D, P, Bs>(bus),
+            0x1E => self.op::<0x1E, P, Bs>(bus),
+            0x1F => self.op::<0x1F, P, Bs>(bus),
+            0x20 => self.op::<0x20, P, Bs>(bus),
+            0x21 => self.op::<0x21, P, Bs>(bus),
+            0x22 => self.op::<0x22, P, Bs>(bus),
+            0x23 => self.op::<0x23, P, Bs>(bus),
+            0x24 => self.op::<0x24, P, Bs>(bus),
+            0x25 => self.op::<0x25, P, Bs>(bus),
+            0x26 => self.op::<0x26, P, Bs>(bus),
+            0x27 => self.op::<0x27, P, Bs>(bus),
+            0x28 => self.op::<0x28, P, Bs>(bus),
+            0x29 => self.op::<0x29, P, Bs>(bus),
+            0x2A => self.op::<0x2A, P, Bs>(bus),
+            0x2B => self.op::<0x2B, P, Bs>(bus),
+            0x2C => self.op::<0x2C, P, Bs>(bus),
+            0x2D => self.op::<0x2D, P, Bs>(bus),
+            0x2E => self.op::<0x2E, P, Bs>(bus),
+            0x2F => self.op::<0x2F, P, Bs>(bus),
+            0x30 => self.op::<0x30, P, Bs>(bus),
+            0x31 => self.op::<0x31, P, Bs>(bus),
+            0x32 => self.op::<0x32, P, Bs>(bus),
+            0x33 => self.op::<0x33, P, Bs>(bus),
+            0x34 => self.op::<0x34, P, Bs>(bus),
+            0x35 => self.op::<0x35, P, Bs>(bus),
+            0x36 => self.op::<0x36, P, Bs>(bus),
+            0x37 => self.op::<0x37, P, Bs>(bus),
+            0x38 => self.op::<0x38, P, Bs>(bus),
+            0x39 => self.op::<0x39, P, Bs>(bus),
+            0x3A => self.op::<0x3A, P, Bs>(bus),
+            0x3B => self.op::<0x3B, P, Bs>(bus),
+            0x3C => self.op::<0x3C, P, Bs>(bus),
+            0x3D => self.op::<0x3D, P, Bs>(bus),
+            0x3E => self.op::<0x3E, P, Bs>(bus),
+            0x3F => self.op::<0x3F, P, Bs>(bus),
+            0x40 => self.op::<0x40, P, Bs>(bus),
+            0x41 => self.op::<0x41, P, Bs>(bus),
+            0x42 => self.op::<0x42, P, Bs>(bus),
+            0x43 => self.op::<0x43, P, Bs>(bus),
+            0x44 => self.op::<0x44, P, Bs>(bus),
+            0x45 => self.op::<0x45, P, Bs>(bus),
+            0x46 => self.op::<0x46, P, Bs>(bus),
+            0x47 => self.op::<0x47, P, Bs>(bus),
+            0x48 => self.op::<0x48, P, Bs>(bus),
+            0x49 => self.op::<0x49, P, Bs>(bus),
+            0x4A => self.op::<0x4A, P, Bs>(bus),
+            0x4B => self.op::<0x4B, P, Bs>(bus),
+            0x4C => self.op::<0x4C, P, Bs>(bus),
+            0x4D => self.op::<0x4D, P, Bs>(bus),
+            0x4E => self.op::<0x4E, P, Bs>(bus),
+            0x4F => self.op::<0x4F, P, Bs>(bus),
+            0x50 => self.op::<0x50, P, Bs>(bus),
+            0x51 => self.op::<0x51, P, Bs>(bus),
+            0x52 => self.op::<0x52, P, Bs>(bus),
+            0x53 => self.op::<0x53, P, Bs>(bus),
+            0x54 => self.op::<0x54, P, Bs>(bus),
+            0x55 => self.op::<0x55, P, Bs>(bus),
+            0x56 => self.op::<0x56, P, Bs>(bus),
+            0x57 => self.op::<0x57, P, Bs>(bus),
+            0x58 => self.op::<0x58, P, Bs>(bus),
+            0x59 => self.op::<0x59, P, Bs>(bus),
+            0x5A => self.op::<0x5A, P, Bs>(bus),
+            0x5B => self.op::<0x5B, P, Bs>(bus),
+            0x5C => self.op::<0x5C, P, Bs>(bus),
+            0x5D => self.op::<0x5D, P, Bs>(bus),
+            0x5E => self.op::<0x5E, P, Bs>(bus),
+            0x5F => self.op::<0x5F, P, Bs>(bus),
+            0x60 => self.op::<0x60, P, Bs>(bus),
+            0x61 => self.op::<0x61, P, Bs>(bus),
+            0x62 => self.op::<0x62, P, Bs>(bus),
+            0x63 => self.op::<0x63, P, Bs>(bus),
+            0x64 => self.op::<0x64, P, Bs>(bus),
+            0x65 => self.op::<0x65, P, Bs>(bus),
+            0x66 => self.op::<0x66, P, Bs>(bus),
+            0x67 => self.op::<0x67, P, Bs>(bus),
+            0x68 => self.op::<0x68, P, Bs>(bus),
+            0x69 => self.op::<0x69, P, Bs>(bus),
+            0x6A => self.op::<0x6A, P, Bs>(bus),
+            0x6B => self.op::<0x6B, P, Bs>(bus),
+            0x6C => self.op::<0x6C, P, Bs>(bus),
+            0x6D => self.op::<0x6D, P, Bs>(bus),
+            0x6E => self.op::<0x6E, P, Bs>(bus),
+            0x6F => self.op::<0x6F, P, Bs>(bus),
+            0x70 => self.op::<0x70, P, Bs>(bus),
+            0x71 => self.op::<0x71, P, Bs>(bus),
+            0x72 => self.op::<0x72, P, Bs>(bus),
+            0x73 => self.op::<0x73, P, Bs>(bus),
+            0x74 => self.op::<0x74, P, Bs>(bus),
+            0x75 => self.op::<0x75, P, Bs>(bus),
+            0x76 => self.op::<0x76, P, Bs>(bus),
+            0x77 => self.op::<0x77, P, Bs>(bus),
+            0x78 => self.op::<0x78, P, Bs>(bus),
+            0x79 => self.op::<0x79, P, Bs>(bus),
+            0x7A => self.op::<0x7A, P, Bs>(bus),
+            0x7B => self.op::<0x7B, P, Bs>(bus),
+            0x7C => self.op::<0x7C, P, Bs>(bus),
+            0x7D => self.op::<0x7D, P, Bs>(bus),
+            0x7E => self.op::<0x7E, P, Bs>(bus),
+            0x7F => self.op::<0x7F, P, Bs>(bus),
+            0x80 => self.op::<0x80, P, Bs>(bus),
+            0x81 => self.op::<0x81, P, Bs>(bus),
+            0x82 => self.op::<0x82, P, Bs>(bus),
+            0x83 => self.op::<0x83, P, Bs>(bus),
+            0x84 => self.op::<0x84, P, Bs>(bus),
+            0x85 => self.op::<0x85, P, Bs>(bus),
+            0x86 => self.op::<0x86, P, Bs>(bus),
+            0x87 => self.op::<0x87, P, Bs>(bus),
+            0x88 => self.op::<0x88, P, Bs>(bus),
+            0x89 => self.op::<0x89, P, Bs>(bus),
+            0x8A => self.op::<0x8A, P, Bs>(bus),
+            0x8B => self.op::<0x8B, P, Bs>(bus),
+            0x8C => self.op::<0x8C, P, Bs>(bus),
+            0x8D => self.op::<0x8D, P, Bs>(bus),
+            0x8E => self.op::<0x8E, P, Bs>(bus),
+            0x8F => self.op::<0x8F, P, Bs>(bus),
+            0x90 => self.op::<0x90, P, Bs>(bus),
+            0x91 => self.op::<0x91, P, Bs>(bus),
+            0x92 => self.op::<0x92, P, Bs>(bus),
+            0x93 => self.op::<0x93, P, Bs>(bus),
+            0x94 => self.op::<0x94, P, Bs>(bus),
+            0x95 => self.op::<0x95, P, Bs>(bus),
+            0x96 => self.op::<0x96, P, Bs>(bus),
+            0x97 => self.op::<0x97, P, Bs>(bus),
+            0x98 => self.op::<0x98, P, Bs>(bus),
+            0x99 => self.op::<0x99, P, Bs>(bus),
+            0x9A => self.op::<0x9A, P, Bs>(bus),
+            0x9B => self.op::<0x9B, P, Bs>(bus),
+            0x9C => self.op::<0x9C, P, Bs>(bus),
+            0x9D => self.op::<0x9D, P, Bs>(bus),
+            0x9E => self.op::<0x9E, P, Bs>(bus),
+            0x9F => self.op::<0x9F, P, Bs>(bus),
+            0xA0 => self.op::<0xA0, P, Bs>(bus),
+            0xA1 => self.op::<0xA1, P, Bs>(bus),
+            0xA2 => self.op::<0xA2, P, Bs>(bus),
+            0xA3 => self.op::<0xA3, P, Bs>(bus),
+            0xA4 => self.op::<0xA4, P, Bs>(bus),
+            0xA5 => self.op::<0xA5, P, Bs>(bus),
+            0xA6 => self.op::<0xA6, P, Bs>(bus),
+            0xA7 => self.op::<0xA7, P, Bs>(bus),
+            0xA8 => self.op::<0xA8, P, Bs>(bus),
+            0xA9 => self.op::<0xA9, P, Bs>(bus),
+            0xAA => self.op::<0xAA, P, Bs>(bus),
+            0xAB => self.op::<0xAB, P, Bs>(bus),
+            0xAC => self.op::<0xAC, P, Bs>(bus),
+            0xAD => self.op::<0xAD, P, Bs>(bus),
+            0xAE => self.op::<0xAE, P, Bs>(bus),
+            0xAF => self.op::<0xAF, P, Bs>(bus),
+            0xB0 => self.op::<0xB0, P, Bs>(bus),
+            0xB1 => self.op::<0xB1, P, Bs>(bus),
+            0xB2 => self.op::<0xB2, P, Bs>(bus),
+            0xB3 => self.op::<0xB3, P, Bs>(bus),
+            0xB4 => self.op::<0xB4, P, Bs>(bus),
+            0xB5 => self.op::<0xB5, P, Bs>(bus),
+            0xB6 => self.op::<0xB6, P, Bs>(bus),
+            0xB7 => self.op::<0xB7, P, Bs>(bus),
+            0xB8 => self.op::<0xB8, P, Bs>(bus),
+            0xB9 => self.op::<0xB9, P, Bs>(bus),
+            0xBA => self.op::<0xBA, P, Bs>(bus),
+            0xBB => self.op::<0xBB, P, Bs>(bus),
+            0xBC => self.op::<0xBC, P, Bs>(bus),
+            0xBD => self.op::<0xBD, P, Bs>(bus),
+            0xBE => self.op::<0xBE, P, Bs>(bus),
+            0xBF => self.op::<0xBF, P, Bs>(bus),
+            0xC0 => self.op::<0xC0, P, Bs>(bus),
+            0xC1 => self.op::<0xC1, P, Bs>(bus),
+            0xC2 => self.op::<0xC2, P, Bs>(bus),
+            0xC3 => self.op::<0xC3, P, Bs>(bus),
+            0xC4 => self.op::<0xC4, P, Bs>(bus),
+            0xC5 => self.op::<0xC5, P, Bs>(bus),
+            0xC6 => self.op::<0xC6, P, Bs>(bus),
+            0xC7 => self.op::<0xC7, P, Bs>(bus),
+            0xC8 => self.op::<0xC8, P, Bs>(bus),
+            0xC9 => self.op::<0xC9, P, Bs>(bus),
+            0xCA => self.op::<0xCA, P, Bs>(bus),
+            0xCB => self.op::<0xCB, P, Bs>(bus),
+            0xCC => self.op::<0xCC, P, Bs>(bus),
+            0xCD => self.op::<0xCD, P, Bs>(bus),
+            0xCE => self.op::<0xCE, P, Bs>(bus),
+            0xCF => self.op::<0xCF, P, Bs>(bus),
+            0xD0 => self.op::<0xD0, P, Bs>(bus),
+            0xD1 => self.op::<0xD1, P, Bs>(bus),
+            0xD2 => self.op::<0xD2, P, Bs>(bus),
+            0xD3 => self.op::<0xD3, P, Bs>(bus),
+            0xD4 => self.op::<0xD4, P, Bs>(bus),
+            0xD5 => self.op::<0xD5, P, Bs>(bus),
+            0xD6 => self.op::<0xD6, P, Bs>(bus),
+            0xD7 => self.op::<0xD7, P, Bs>(bus),
+            0xD8 => self.op::<0xD8, P, Bs>(bus),
+            0xD9 => self.op::<0xD9, P, Bs>(bus),
+            0xDA => self.op::<0xDA, P, Bs>(bus),
+            0xDB => self.op::<0xDB, P, Bs>(bus),
+            0xDC => self.op::<0xDC, P, Bs>(bus),
+            0xDD => self.op::<0xDD, P, Bs>(bus),
+            0xDE => self.op::<0xDE, P, Bs>(bus),
+            0xDF => self.op::<0xDF, P, Bs>(bus),
+            0xE0 => self.op::<0xE0, P, Bs>(bus),
+            0xE1 => self.op::<0xE1, P, Bs>(bus),
+            0xE2 => self.op::<0xE2, P, Bs>(bus),
+            0xE3 => self.op::<0xE3, P, Bs>(bus),
+            0xE4 => self.op::<0xE4, P, Bs>(bus),
+            0xE5 => self.op::<0xE5, P, Bs>(bus),
+            0xE6 => self.op::<0xE6, P, Bs>(bus),
+            0xE7 => self.op::<0xE7, P, Bs>(bus),
+            0xE8 => self.op::<0xE8, P, Bs>(bus),
+            0xE9 => self.op::<0xE9, P, Bs>(bus),
+            0xEA => self.op::<0xEA, P, Bs>(bus),
+            0xEB => self.op::<0xEB, P, Bs>(bus),
+            0xEC => self.op::<0xEC, P, Bs>(bus),
+            0xED => self.op::<0xED, P, Bs>(bus),
+            0xEE => self.op::<0xEE, P, Bs>(bus),
+            0xEF => self.op::<0xEF, P, Bs>(bus),
+            0xF0 => self.op::<0xF0, P, Bs>(bus),
+            0xF1 => self.op::<0xF1, P, Bs>(bus),
+            0xF2 => self.op::<0xF2, P, Bs>(bus),
+            0xF3 => self.op::<0xF3, P, Bs>(bus),
+            0xF4 => self.op::<0xF4, P, Bs>(bus),
+            0xF5 => self.op::<0xF5, P, Bs>(bus),
+            0xF6 => self.op::<0xF6, P, Bs>(bus),
+            0xF7 => self.op::<0xF7, P, Bs>(bus),
+            0xF8 => self.op::<0xF8, P, Bs>(bus),
+            0xF9 => self.op::<0xF9, P, Bs>(bus),
+            0xFA => self.op::<0xFA, P, Bs>(bus),
+            0xFB => self.op::<0xFB, P, Bs>(bus),
+            0xFC => self.op::<0xFC, P, Bs>(bus),
+            0xFD => self.op::<0xFD, P, Bs>(bus),
+            0xFE => self.op::<0xFE, P, Bs>(bus),
+            0xFF => self.op::<0xFF, P, Bs>(bus),
         }
     }
 
     /// Unprefixed opcodes, or DD/FD-prefixed ones (P = 1/2: HL becomes
     /// IX/IY, H/L become IXH/IXL or IYH/IYL, (HL) becomes (IX+d)/(IY+d)).
     #[inline(always)]
-    fn exec_main<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, op: u8) {
-        let y = (op >> 3) & 7;
-        let z = op & 7;
-        let p = y >> 1;
+    fn op<const OP: u8, const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) {
+        let op = OP;
+        // Opcode fields, computed only in the arms that use them.
+        macro_rules! y {
+            () => {
+                ((op >> 3) & 7)
+            };
+        }
+        macro_rules! z {
+            () => {
+                (op & 7)
+            };
+        }
+        macro_rules! p {
+            () => {
+                ((op >> 4) & 3)
+            };
+        }
         match op {
             0x00 => {}
             0x08 => {
@@ -663,7 +975,7 @@ impl Z80 {
             }
             0x20 | 0x28 | 0x30 | 0x38 => {
                 let d = self.rd(bus, self.pc) as i8;
-                if self.cond(y - 4) {
+                if self.cond(y!() - 4) {
                     self.tstates += 5;
                     self.pc = self.pc.wrapping_add(d as u16);
                     self.memptr = self.pc.wrapping_add(1);
@@ -672,13 +984,13 @@ impl Z80 {
             }
             0x01 | 0x11 | 0x21 | 0x31 => {
                 let v = self.imm16(bus);
-                self.set_rp::<P>(p, v);
+                self.set_rp::<P>(p!(), v);
             }
             0x09 | 0x19 | 0x29 | 0x39 => {
                 self.tstates += 7;
                 let acc = self.xy::<P>();
                 self.memptr = acc.wrapping_add(1);
-                let v = self.rp::<P>(p);
+                let v = self.rp::<P>(p!());
                 let r32 = acc as u32 + v as u32;
                 let r = r32 as u16;
                 let f = (self.reg[F] & (FLAG_S | FLAG_Z | FLAG_PV))
@@ -728,13 +1040,13 @@ impl Z80 {
             }
             0x03 | 0x13 | 0x23 | 0x33 => {
                 self.tstates += 2;
-                let v = self.rp::<P>(p).wrapping_add(1);
-                self.set_rp::<P>(p, v);
+                let v = self.rp::<P>(p!()).wrapping_add(1);
+                self.set_rp::<P>(p!(), v);
             }
             0x0B | 0x1B | 0x2B | 0x3B => {
                 self.tstates += 2;
-                let v = self.rp::<P>(p).wrapping_sub(1);
-                self.set_rp::<P>(p, v);
+                let v = self.rp::<P>(p!()).wrapping_sub(1);
+                self.set_rp::<P>(p!(), v);
             }
             0x34 | 0x35 => {
                 let a = self.ea::<P, Bs>(bus);
@@ -744,14 +1056,14 @@ impl Z80 {
                 self.wr(bus, a, r);
             }
             0x04 | 0x0C | 0x14 | 0x1C | 0x24 | 0x2C | 0x3C => {
-                let v = self.get8::<P>(y);
+                let v = self.get8::<P>(y!());
                 let r = self.inc8(v);
-                self.set8::<P>(y, r);
+                self.set8::<P>(y!(), r);
             }
             0x05 | 0x0D | 0x15 | 0x1D | 0x25 | 0x2D | 0x3D => {
-                let v = self.get8::<P>(y);
+                let v = self.get8::<P>(y!());
                 let r = self.dec8(v);
-                self.set8::<P>(y, r);
+                self.set8::<P>(y!(), r);
             }
             0x36 => {
                 if P == 0 {
@@ -770,12 +1082,12 @@ impl Z80 {
             }
             0x06 | 0x0E | 0x16 | 0x1E | 0x26 | 0x2E | 0x3E => {
                 let n = self.imm8(bus);
-                self.set8::<P>(y, n);
+                self.set8::<P>(y!(), n);
             }
             0x07 | 0x0F | 0x17 | 0x1F => {
                 let v = self.reg[A];
                 let cin = self.reg[F] & FLAG_C;
-                let (r, c) = match y {
+                let (r, c) = match y!() {
                     0 => (v.rotate_left(1), v >> 7),
                     1 => (v.rotate_right(1), v & 1),
                     2 => ((v << 1) | cin, v >> 7),
@@ -835,39 +1147,39 @@ impl Z80 {
             0x46 | 0x4E | 0x56 | 0x5E | 0x66 | 0x6E | 0x7E => {
                 let a = self.ea::<P, Bs>(bus);
                 let v = self.rd(bus, a);
-                self.reg[y as usize] = v;
+                self.reg[Self::ri::<0>(y!())] = v;
             }
             0x70..=0x75 | 0x77 => {
                 let a = self.ea::<P, Bs>(bus);
-                let v = self.reg[z as usize];
+                let v = self.reg[Self::ri::<0>(z!())];
                 self.wr(bus, a, v);
             }
             0x40..=0x7F => {
-                let v = self.get8::<P>(z);
-                self.set8::<P>(y, v);
+                let v = self.get8::<P>(z!());
+                self.set8::<P>(y!(), v);
             }
             0x86 | 0x8E | 0x96 | 0x9E | 0xA6 | 0xAE | 0xB6 | 0xBE => {
                 let a = self.ea::<P, Bs>(bus);
                 let v = self.rd(bus, a);
-                self.alu(y, v);
+                self.alu(y!(), v);
             }
             0x80..=0xBF => {
-                let v = self.get8::<P>(z);
-                self.alu(y, v);
+                let v = self.get8::<P>(z!());
+                self.alu(y!(), v);
             }
             0xC0 | 0xC8 | 0xD0 | 0xD8 | 0xE0 | 0xE8 | 0xF0 | 0xF8 => {
                 self.tstates += 1;
-                if self.cond(y) {
+                if self.cond(y!()) {
                     self.pc = self.pop(bus);
                     self.memptr = self.pc;
                 }
             }
             0xC1 | 0xD1 | 0xE1 | 0xF1 => {
                 let v = self.pop(bus);
-                if p == 3 {
+                if p!() == 3 {
                     self.set_af(v);
                 } else {
-                    self.set_rp::<P>(p, v);
+                    self.set_rp::<P>(p!(), v);
                 }
             }
             0xC9 => {
@@ -886,7 +1198,7 @@ impl Z80 {
             }
             0xC2 | 0xCA | 0xD2 | 0xDA | 0xE2 | 0xEA | 0xF2 | 0xFA => {
                 let a = self.imm16(bus);
-                if self.cond(y) {
+                if self.cond(y!()) {
                     self.pc = a;
                 }
                 self.memptr = a;
@@ -942,7 +1254,7 @@ impl Z80 {
                 let hi = self.rd(bus, self.pc) as u16;
                 let a = (hi << 8) | lo;
                 self.memptr = a;
-                if self.cond(y) {
+                if self.cond(y!()) {
                     self.tstates += 1;
                     self.pc = self.pc.wrapping_add(1);
                     self.push(bus, self.pc);
@@ -953,7 +1265,7 @@ impl Z80 {
             }
             0xC5 | 0xD5 | 0xE5 | 0xF5 => {
                 self.tstates += 1;
-                let v = if p == 3 { self.af() } else { self.rp::<P>(p) };
+                let v = if p!() == 3 { self.af() } else { self.rp::<P>(p!()) };
                 self.push(bus, v);
             }
             0xCD => {
@@ -968,16 +1280,43 @@ impl Z80 {
             }
             0xC6 | 0xCE | 0xD6 | 0xDE | 0xE6 | 0xEE | 0xF6 | 0xFE => {
                 let n = self.imm8(bus);
-                self.alu(y, n);
+                self.alu(y!(), n);
             }
             0xC7 | 0xCF | 0xD7 | 0xDF | 0xE7 | 0xEF | 0xF7 | 0xFF => {
                 self.tstates += 1;
                 self.push(bus, self.pc);
-                self.pc = (y as u16) * 8;
+                self.pc = (y!() as u16) * 8;
                 self.memptr = self.pc;
             }
-            // Prefixes never reach here (handled by `step`/`prefixed`).
-            _ => {}
+            // With a DD/FD prefix, CB/DD/ED/FD never get here (`prefixed`).
+            0xCB => {
+                if P == 0 {
+                    self.exec_cb(bus);
+                }
+            }
+            0xED => {
+                if P == 0 {
+                    let op2 = self.fetch_op(bus);
+                    // The block copies inline, the rest of ED out of line.
+                    match op2 {
+                        0xB0 => self.ld_block::<true, true, Bs>(bus),
+                        0xA0 => self.ld_block::<true, false, Bs>(bus),
+                        0xB8 => self.ld_block::<false, true, Bs>(bus),
+                        0xA8 => self.ld_block::<false, false, Bs>(bus),
+                        _ => self.exec_ed(bus, op2),
+                    }
+                }
+            }
+            0xDD => {
+                if P == 0 {
+                    self.prefixed::<1, Bs>(bus);
+                }
+            }
+            0xFD => {
+                if P == 0 {
+                    self.prefixed::<2, Bs>(bus);
+                }
+            }
         }
     }
 
@@ -1000,12 +1339,12 @@ impl Z80 {
                 _ => self.wr(bus, a, v | (1 << y)),
             }
         } else {
-            let v = self.reg[z as usize];
+            let v = self.reg[Self::ri::<0>(z)];
             match op >> 6 {
-                0 => self.reg[z as usize] = self.rot(y, v),
+                0 => self.reg[Self::ri::<0>(z)] = self.rot(y, v),
                 1 => self.bit_flags(y, v, v),
-                2 => self.reg[z as usize] = v & !(1 << y),
-                _ => self.reg[z as usize] = v | (1 << y),
+                2 => self.reg[Self::ri::<0>(z)] = v & !(1 << y),
+                _ => self.reg[Self::ri::<0>(z)] = v | (1 << y),
             }
         }
     }
@@ -1033,7 +1372,7 @@ impl Z80 {
         };
         self.wr(bus, a, r);
         if z != 6 {
-            self.reg[z as usize] = r;
+            self.reg[Self::ri::<0>(z)] = r;
         }
     }
 
@@ -1068,6 +1407,34 @@ impl Z80 {
         self.setf(f);
     }
 
+    /// LDI, LDD, LDIR, LDDR.
+    #[inline(always)]
+    fn ld_block<const INC: bool, const REPEAT: bool, Bs: Bus>(&mut self, bus: &mut Bs) {
+        let hl = self.hl();
+        let de = self.de();
+        let bc = self.bc().wrapping_sub(1);
+        let v = self.rd(bus, hl);
+        self.set_bc(bc);
+        self.wr(bus, de, v);
+        self.tstates += 2;
+        if INC {
+            self.set_hl(hl.wrapping_add(1));
+            self.set_de(de.wrapping_add(1));
+        } else {
+            self.set_hl(hl.wrapping_sub(1));
+            self.set_de(de.wrapping_sub(1));
+        }
+        let n = v.wrapping_add(self.reg[A]);
+        let f = (self.reg[F] & (FLAG_S | FLAG_Z | FLAG_C))
+            | if bc != 0 { FLAG_PV } else { 0 }
+            | (n & FLAG_X)
+            | ((n & 0x02) << 4);
+        self.setf(f);
+        if REPEAT && bc != 0 {
+            self.block_repeat_mem();
+        }
+    }
+
     fn exec_ed<Bs: Bus>(&mut self, bus: &mut Bs, op: u8) {
         let y = (op >> 3) & 7;
         let z = op & 7;
@@ -1079,7 +1446,7 @@ impl Z80 {
                     self.memptr = bc.wrapping_add(1);
                     let v = self.io_rd(bus, bc);
                     if y != 6 {
-                        self.reg[y as usize] = v;
+                        self.reg[Self::ri::<0>(y)] = v;
                     }
                     let f = (self.reg[F] & FLAG_C) | SZPXY[v as usize];
                     self.setf(f);
@@ -1087,7 +1454,7 @@ impl Z80 {
                 1 => {
                     let bc = self.bc();
                     self.memptr = bc.wrapping_add(1);
-                    let v = if y == 6 { 0 } else { self.reg[y as usize] };
+                    let v = if y == 6 { 0 } else { self.reg[Self::ri::<0>(y)] };
                     self.io_wr(bus, bc, v);
                 }
                 2 => {
@@ -1157,11 +1524,11 @@ impl Z80 {
                     }
                     1 => {
                         self.tstates += 1;
-                        self.r = self.reg[A];
+                        self.set_r(self.reg[A]);
                     }
                     2 | 3 => {
                         self.tstates += 1;
-                        let v = if y == 2 { self.i } else { self.r };
+                        let v = if y == 2 { self.i } else { self.r() };
                         self.reg[A] = v;
                         let f = (self.reg[F] & FLAG_C)
                             | SZXY[v as usize]
@@ -1187,33 +1554,10 @@ impl Z80 {
                     _ => {}
                 },
             },
-            0xA0 | 0xA8 | 0xB0 | 0xB8 => {
-                // LDI LDD LDIR LDDR
-                let inc = y & 1 == 0;
-                let hl = self.hl();
-                let de = self.de();
-                let v = self.rd(bus, hl);
-                let bc = self.bc().wrapping_sub(1);
-                self.set_bc(bc);
-                self.wr(bus, de, v);
-                self.tstates += 2;
-                if inc {
-                    self.set_hl(hl.wrapping_add(1));
-                    self.set_de(de.wrapping_add(1));
-                } else {
-                    self.set_hl(hl.wrapping_sub(1));
-                    self.set_de(de.wrapping_sub(1));
-                }
-                let n = v.wrapping_add(self.reg[A]);
-                let f = (self.reg[F] & (FLAG_S | FLAG_Z | FLAG_C))
-                    | if bc != 0 { FLAG_PV } else { 0 }
-                    | (n & FLAG_X)
-                    | ((n & 0x02) << 4);
-                self.setf(f);
-                if y >= 6 && bc != 0 {
-                    self.block_repeat_mem();
-                }
-            }
+            0xA0 => self.ld_block::<true, false, Bs>(bus),
+            0xA8 => self.ld_block::<false, false, Bs>(bus),
+            0xB0 => self.ld_block::<true, true, Bs>(bus),
+            0xB8 => self.ld_block::<false, true, Bs>(bus),
             0xA1 | 0xA9 | 0xB1 | 0xB9 => {
                 // CPI CPD CPIR CPDR
                 let inc = y & 1 == 0;

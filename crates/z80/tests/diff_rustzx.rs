@@ -232,7 +232,7 @@ fn snap_ours(z: &ours::Z80) -> Snap {
         sp: z.sp,
         pc: z.pc,
         i: z.i,
-        r: z.r,
+        r: z.r(),
         iff1: z.iff1,
         iff2: z.iff2,
         im: z.im,
@@ -294,13 +294,13 @@ impl Pair {
         us.sp = s.sp;
         us.pc = s.pc;
         us.i = s.i;
-        us.r = s.r;
+        us.set_r(s.r);
         us.iff1 = s.iff1;
         us.iff2 = s.iff2;
         us.memptr = s.memptr;
         us.im = s.im;
         if q_is_f {
-            us.q = s.af as u8;
+            us.set_q(s.af as u8);
         }
         Pair {
             rz,
