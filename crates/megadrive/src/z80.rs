@@ -173,14 +173,16 @@ struct Z80Ctx<'a> {
 }
 
 impl Z80Ctx<'_> {
-    /// A Z80 access to the 68000 bus: its own wait, and the 68000's loss.
+    /// A Z80 access to the 68000 bus at Z80 T-state `t`: its own wait
+    /// (returned), and the 68000's loss.
     #[inline]
-    fn bank_access(&mut self, t: &mut u64) {
+    fn bank_access(&mut self, t: u64) -> u64 {
         // md-timing.md: about +3 Z80 cycles.
-        *t += Z80_BANK_WAIT_TSTATES as u64;
-        let now = self.now(*t);
+        let wait = Z80_BANK_WAIT_TSTATES as u64;
+        let now = self.now(t + wait);
         self.stall += z80_bank_m68k_stall_mclk(now);
         self.bank_count += 1;
+        wait
     }
 
     /// mclk time of the access at Z80 T-state `t` of this run.
@@ -193,49 +195,57 @@ impl Z80Ctx<'_> {
         (*self.bank << 15) | (addr as u32 & 0x7FFF)
     }
 
+    /// Accesses outside Z80 RAM; they return the wait states they add (the
+    /// time goes in and out by value so the CPU's counter can stay in a
+    /// host register).
     #[cold]
-    fn read_slow(&mut self, addr: u16, t: &mut u64) -> u8 {
+    #[inline(never)]
+    fn read_slow(&mut self, addr: u16, t: u64) -> (u8, u64) {
         match addr {
             0x4000..=0x5FFF => {
-                let now = self.now(*t);
-                self.ym.read(now)
+                let now = self.now(t);
+                (self.ym.read(now), 0)
             }
-            0x6000..=0x7FFF => 0xFF,
+            0x6000..=0x7FFF => (0xFF, 0),
             _ => {
-                self.bank_access(t);
+                let wait = self.bank_access(t);
                 let a = self.m68k_addr(addr);
-                if a < 0x400000 {
+                let v = if a < 0x400000 {
                     self.cart.read_byte(a).unwrap_or(0xFF)
                 } else if a >= 0xE00000 {
                     self.wram[(a & 0xFFFF) as usize]
                 } else {
                     self.bad += 1;
                     0xFF
-                }
+                };
+                (v, wait)
             }
         }
     }
 
     #[cold]
-    fn write_slow(&mut self, addr: u16, data: u8, t: &mut u64) {
+    #[inline(never)]
+    fn write_slow(&mut self, addr: u16, data: u8, t: u64) -> u64 {
         match addr {
             0x4000..=0x5FFF => {
-                let now = self.now(*t);
+                let now = self.now(t);
                 self.ym.write((addr & 3) as u32, data, now)
             }
             0x6000..=0x60FF => *self.bank = (*self.bank >> 1) | ((data as u32 & 1) << 8),
             0x7F11 => self.psg += 1,
             0x6100..=0x7FFF => {}
             _ => {
-                self.bank_access(t);
+                let wait = self.bank_access(t);
                 let a = self.m68k_addr(addr);
                 if a >= 0xE00000 {
                     self.wram[(a & 0xFFFF) as usize] = data;
                 } else {
                     self.bad += 1;
                 }
+                return wait;
             }
         }
+        0
     }
 }
 
@@ -245,7 +255,9 @@ impl Bus for Z80Ctx<'_> {
         if addr < 0x4000 {
             self.ram[(addr & 0x1FFF) as usize]
         } else {
-            self.read_slow(addr, t)
+            let (v, wait) = self.read_slow(addr, *t);
+            *t += wait;
+            v
         }
     }
 
@@ -254,7 +266,7 @@ impl Bus for Z80Ctx<'_> {
         if addr < 0x4000 {
             self.ram[(addr & 0x1FFF) as usize] = data;
         } else {
-            self.write_slow(addr, data, t)
+            *t += self.write_slow(addr, data, *t);
         }
     }
 

@@ -552,6 +552,7 @@ impl Z80 {
     // ------------------------------------------------------------------ step
 
     /// Accept the maskable interrupt (IFF1 set, /INT asserted).
+    #[inline(always)]
     fn interrupt<Bs: Bus>(&mut self, bus: &mut Bs) {
         self.q = 0;
         if self.halted {
@@ -584,7 +585,7 @@ impl Z80 {
 
     /// One step: accept a pending interrupt if allowed, then execute one
     /// instruction (or one more prefix byte of a DD/FD chain).
-    #[inline]
+    #[inline(always)]
     pub fn step<Bs: Bus>(&mut self, bus: &mut Bs) {
         if self.int_blocked {
             self.int_blocked = false;
@@ -602,7 +603,7 @@ impl Z80 {
 
     /// The step after a DD/FD that was followed by another prefix: that
     /// prefix was fetched already.
-    #[cold]
+    #[inline(always)]
     fn step_pending_prefix<Bs: Bus>(&mut self, bus: &mut Bs) {
         let op = self.prefix;
         self.prefix = 0;
@@ -617,12 +618,16 @@ impl Z80 {
         }
     }
 
-    /// Run steps until the T-state counter reaches `until`.
+    /// Run steps until the T-state counter reaches `until`. The registers
+    /// live in a local copy meanwhile, so the compiler can keep the hot ones
+    /// (PC, T-states, ...) in host registers.
     #[inline]
     pub fn run_until<Bs: Bus>(&mut self, bus: &mut Bs, until: u64) {
-        while self.tstates < until {
-            self.step(bus);
+        let mut cpu = self.clone();
+        while cpu.tstates < until {
+            cpu.step(bus);
         }
+        *self = cpu;
     }
 
     /// Start of an instruction: Q moves to "previous", the new Q is 0
@@ -644,6 +649,7 @@ impl Z80 {
     }
 
     /// After a DD (P = 1) or FD (P = 2) prefix; `begin` has run.
+    #[inline(always)]
     fn prefixed<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) {
         let op = self.fetch_op(bus);
         match op {
@@ -1321,6 +1327,7 @@ impl Z80 {
     }
 
     /// CB-prefixed opcodes (the opcode fetch is a second M1 cycle).
+    #[inline(always)]
     fn exec_cb<Bs: Bus>(&mut self, bus: &mut Bs) {
         let op = self.fetch_op(bus);
         let y = (op >> 3) & 7;
@@ -1350,6 +1357,7 @@ impl Z80 {
     }
 
     /// DDCB/FDCB: `DD CB d op`; d and op are plain reads, not M1 cycles.
+    #[inline(always)]
     fn exec_xycb<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) {
         let d = self.imm8(bus) as i8;
         let a = self.xy::<P>().wrapping_add(d as u16);
@@ -1387,6 +1395,7 @@ impl Z80 {
     }
 
     /// Repeat cycle of INIR/INDR/OTIR/OTDR: H, P/V, X, Y adjusted.
+    #[inline(always)]
     fn block_repeat_io(&mut self, t: u8) {
         self.tstates += 5;
         self.pc = self.pc.wrapping_sub(2);
@@ -1435,6 +1444,7 @@ impl Z80 {
         }
     }
 
+    #[inline(always)]
     fn exec_ed<Bs: Bus>(&mut self, bus: &mut Bs, op: u8) {
         let y = (op >> 3) & 7;
         let z = op & 7;
