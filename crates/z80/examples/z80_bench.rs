@@ -191,10 +191,7 @@ fn main() {
     assert!(bus.0[..] == rbus.0[..], "the cores diverged");
 
     let m = steps as f64 / 1e6;
-    println!(
-        "{steps} instructions ({} T-states) each",
-        z.tstates
-    );
+    println!("{steps} instructions ({} T-states) each", z.tstates);
     println!(
         "retroprof-z80: {:.3} s, {:.1} M instr/s, {:.2} ns/instr",
         ours_s,

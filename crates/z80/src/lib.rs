@@ -93,9 +93,15 @@ const IYH: usize = 11;
 /// Register index of 3-bit code r, without prefix / with DD / with FD (code
 /// 6, (HL), maps to F and is never used as a register).
 const RIDX: [[u8; 8]; 3] = [
-    [B as u8, C as u8, D as u8, E as u8, H as u8, L as u8, F as u8, A as u8],
-    [B as u8, C as u8, D as u8, E as u8, IXH as u8, IXL as u8, F as u8, A as u8],
-    [B as u8, C as u8, D as u8, E as u8, IYH as u8, IYL as u8, F as u8, A as u8],
+    [
+        B as u8, C as u8, D as u8, E as u8, H as u8, L as u8, F as u8, A as u8,
+    ],
+    [
+        B as u8, C as u8, D as u8, E as u8, IXH as u8, IXL as u8, F as u8, A as u8,
+    ],
+    [
+        B as u8, C as u8, D as u8, E as u8, IYH as u8, IYL as u8, F as u8, A as u8,
+    ],
 ];
 
 const fn build_szxy(parity: bool) -> [u8; 256] {
@@ -1058,7 +1064,11 @@ impl Z80 {
                 let a = self.ea::<P, Bs>(bus);
                 let v = self.rd(bus, a);
                 self.tstates += 1;
-                let r = if op == 0x34 { self.inc8(v) } else { self.dec8(v) };
+                let r = if op == 0x34 {
+                    self.inc8(v)
+                } else {
+                    self.dec8(v)
+                };
                 self.wr(bus, a, r);
             }
             0x04 | 0x0C | 0x14 | 0x1C | 0x24 | 0x2C | 0x3C => {
@@ -1271,7 +1281,11 @@ impl Z80 {
             }
             0xC5 | 0xD5 | 0xE5 | 0xF5 => {
                 self.tstates += 1;
-                let v = if p!() == 3 { self.af() } else { self.rp::<P>(p!()) };
+                let v = if p!() == 3 {
+                    self.af()
+                } else {
+                    self.rp::<P>(p!())
+                };
                 self.push(bus, v);
             }
             0xCD => {
@@ -1464,7 +1478,11 @@ impl Z80 {
                 1 => {
                     let bc = self.bc();
                     self.memptr = bc.wrapping_add(1);
-                    let v = if y == 6 { 0 } else { self.reg[Self::ri::<0>(y)] };
+                    let v = if y == 6 {
+                        0
+                    } else {
+                        self.reg[Self::ri::<0>(y)]
+                    };
                     self.io_wr(bus, bc, v);
                 }
                 2 => {
