@@ -43,7 +43,7 @@ fn main() {
             sys.instructions(),
             r,
             z.clock,
-            z.cpu.regs.get_pc(),
+            z.cpu.pc,
             z.m68k_stall,
             z.bank_accesses,
             z.bad_bank_accesses,

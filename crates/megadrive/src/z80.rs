@@ -1,6 +1,6 @@
-//! The Z80 side: CPU (the `rustzx-z80` crate, MIT, which passes zexall in
-//! its own test suite), 8 KB RAM, YM2612, bank register, PSG, and the
-//! BUSREQ/RESET lines the 68000 controls.
+//! The Z80 side: CPU (our `retroprof-z80` core, checked instruction by
+//! instruction against `rustzx-z80`), 8 KB RAM, YM2612, bank register, PSG,
+//! and the BUSREQ/RESET lines the 68000 controls.
 //!
 //! Z80 memory map (Sega Genesis Software Manual; genvdp.txt / plutiedev
 //! "Z80 memory map"): 0000-1FFF RAM (mirrored at 2000-3FFF), 4000-5FFF YM2612
@@ -8,7 +8,7 @@
 //! into bit 8 of the 9-bit bank, which selects 68000 address bits 23-15),
 //! 7F11 PSG, 7F00-7F1F VDP, 8000-FFFF the 32 KB window into the 68000 bus.
 
-use rustzx_z80::{Opcode, Prefix, Z80Bus, Z80};
+use retroprof_z80::{Bus, Z80};
 
 use crate::cart::Cart;
 use crate::timing::{z80_bank_m68k_stall_mclk, Z80_BANK_WAIT_TSTATES, Z80_DIVIDER};
@@ -38,6 +38,13 @@ pub struct Z80Sys {
     pub bank_accesses: u64,
 }
 
+/// The Z80 after /RESET (retroprof-z80 `Z80::reset`).
+fn reset_cpu() -> Z80 {
+    let mut cpu = Z80::new();
+    cpu.reset();
+    cpu
+}
+
 impl Default for Z80Sys {
     fn default() -> Self {
         Self::new()
@@ -47,7 +54,7 @@ impl Default for Z80Sys {
 impl Z80Sys {
     pub fn new() -> Self {
         Z80Sys {
-            cpu: Z80::default(),
+            cpu: reset_cpu(),
             ram: Box::new([0; 0x2000]),
             ym: Ym2612::default(),
             bank: 0,
@@ -84,7 +91,6 @@ impl Z80Sys {
             cart,
             wram,
             irq: self.irq,
-            tstates: 0,
             start: self.clock,
             bad: 0,
             psg: 0,
@@ -92,10 +98,11 @@ impl Z80Sys {
             bank_count: 0,
         };
         let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
-        while bus.tstates < target_t {
-            self.cpu.emulate(&mut bus);
-        }
-        self.clock += bus.tstates * Z80_DIVIDER;
+        // The core's T-state counter is relative to this call's start.
+        self.cpu.tstates = 0;
+        self.cpu.run_until(&mut bus, target_t);
+        let tstates = self.cpu.tstates;
+        self.clock += tstates * Z80_DIVIDER;
         self.bad_bank_accesses += bus.bad;
         self.psg_writes += bus.psg;
         self.m68k_stall += bus.stall;
@@ -105,7 +112,7 @@ impl Z80Sys {
     /// RESET line change (0xA11200 bit 0: 0 = hold in reset).
     pub fn set_reset(&mut self, hold: bool, now: u64) {
         if hold && !self.reset {
-            self.cpu = Z80::default();
+            self.cpu = reset_cpu();
             self.ym.reset();
         }
         self.reset = hold;
@@ -158,7 +165,6 @@ struct Z80Ctx<'a> {
     cart: &'a Cart,
     wram: &'a mut [u8; 0x10000],
     irq: bool,
-    tstates: u64,
     start: u64,
     bad: u64,
     psg: u64,
@@ -167,111 +173,110 @@ struct Z80Ctx<'a> {
 }
 
 impl Z80Ctx<'_> {
-    /// A Z80 access to the 68000 bus: its own wait, and the 68000's loss.
-    fn bank_access(&mut self) {
+    /// A Z80 access to the 68000 bus at Z80 T-state `t`: its own wait
+    /// (returned), and the 68000's loss.
+    #[inline]
+    fn bank_access(&mut self, t: u64) -> u64 {
         // md-timing.md: about +3 Z80 cycles.
-        self.tstates += Z80_BANK_WAIT_TSTATES as u64;
-        let now = self.now();
+        let wait = Z80_BANK_WAIT_TSTATES as u64;
+        let now = self.now(t + wait);
         self.stall += z80_bank_m68k_stall_mclk(now);
         self.bank_count += 1;
+        wait
     }
 
-    fn now(&self) -> u64 {
-        self.start + self.tstates * Z80_DIVIDER
+    /// mclk time of the access at Z80 T-state `t` of this run.
+    #[inline(always)]
+    fn now(&self, t: u64) -> u64 {
+        self.start + t * Z80_DIVIDER
     }
 
     fn m68k_addr(&self, addr: u16) -> u32 {
         (*self.bank << 15) | (addr as u32 & 0x7FFF)
     }
-}
 
-impl Z80Bus for Z80Ctx<'_> {
-    fn read_internal(&mut self, addr: u16) -> u8 {
+    /// Accesses outside Z80 RAM; they return the wait states they add (the
+    /// time goes in and out by value so the CPU's counter can stay in a
+    /// host register).
+    #[cold]
+    #[inline(never)]
+    fn read_slow(&mut self, addr: u16, t: u64) -> (u8, u64) {
         match addr {
-            0x0000..=0x3FFF => self.ram[(addr & 0x1FFF) as usize],
             0x4000..=0x5FFF => {
-                let now = self.now();
-                self.ym.read(now)
+                let now = self.now(t);
+                (self.ym.read(now), 0)
             }
-            0x6000..=0x7FFF => 0xFF,
+            0x6000..=0x7FFF => (0xFF, 0),
             _ => {
-                self.bank_access();
+                let wait = self.bank_access(t);
                 let a = self.m68k_addr(addr);
-                if a < 0x400000 {
+                let v = if a < 0x400000 {
                     self.cart.read_byte(a).unwrap_or(0xFF)
                 } else if a >= 0xE00000 {
                     self.wram[(a & 0xFFFF) as usize]
                 } else {
                     self.bad += 1;
                     0xFF
-                }
+                };
+                (v, wait)
             }
         }
     }
 
-    fn write_internal(&mut self, addr: u16, data: u8) {
+    #[cold]
+    #[inline(never)]
+    fn write_slow(&mut self, addr: u16, data: u8, t: u64) -> u64 {
         match addr {
-            0x0000..=0x3FFF => self.ram[(addr & 0x1FFF) as usize] = data,
             0x4000..=0x5FFF => {
-                let now = self.now();
+                let now = self.now(t);
                 self.ym.write((addr & 3) as u32, data, now)
             }
             0x6000..=0x60FF => *self.bank = (*self.bank >> 1) | ((data as u32 & 1) << 8),
             0x7F11 => self.psg += 1,
             0x6100..=0x7FFF => {}
             _ => {
-                self.bank_access();
+                let wait = self.bank_access(t);
                 let a = self.m68k_addr(addr);
                 if a >= 0xE00000 {
                     self.wram[(a & 0xFFFF) as usize] = data;
                 } else {
                     self.bad += 1;
                 }
+                return wait;
             }
+        }
+        0
+    }
+}
+
+impl Bus for Z80Ctx<'_> {
+    #[inline(always)]
+    fn read(&mut self, addr: u16, t: &mut u64) -> u8 {
+        if addr < 0x4000 {
+            self.ram[(addr & 0x1FFF) as usize]
+        } else {
+            let (v, wait) = self.read_slow(addr, *t);
+            *t += wait;
+            v
         }
     }
 
-    fn wait_mreq(&mut self, _addr: u16, clk: usize) {
-        self.tstates += clk as u64;
+    #[inline(always)]
+    fn write(&mut self, addr: u16, data: u8, t: &mut u64) {
+        if addr < 0x4000 {
+            self.ram[(addr & 0x1FFF) as usize] = data;
+        } else {
+            *t += self.write_slow(addr, data, *t);
+        }
     }
 
-    fn wait_no_mreq(&mut self, _addr: u16, clk: usize) {
-        self.tstates += clk as u64;
-    }
+    // I/O: nothing is mapped on the Mega Drive's Z80 I/O space (reads 0xFF,
+    // writes ignored): the trait's defaults.
 
-    fn wait_internal(&mut self, clk: usize) {
-        self.tstates += clk as u64;
-    }
-
-    fn wait_loop(&mut self, _addr: u16, clk: usize) {
-        self.tstates += clk as u64;
-    }
-
-    fn read_io(&mut self, _port: u16) -> u8 {
-        0xFF
-    }
-
-    fn write_io(&mut self, _port: u16, _data: u8) {}
-
-    fn read_interrupt(&mut self) -> u8 {
-        0xFF
-    }
-
-    fn reti(&mut self) {}
-
-    fn halt(&mut self, _halted: bool) {}
-
-    fn int_active(&self) -> bool {
+    #[inline(always)]
+    fn int_line(&self) -> bool {
         self.irq
     }
-
-    fn nmi_active(&self) -> bool {
-        false
-    }
-
-    fn pc_callback(&mut self, _addr: u16) {}
-
-    fn process_unknown_opcode(&mut self, _prefix: Prefix, _opcode: Opcode) {}
 }
 
 #[cfg(test)]
@@ -328,9 +333,9 @@ mod tests {
         let now = z.clock;
         z.set_busreq(true, now);
         assert_eq!(z.busack_bit(), 0);
-        let pc = z.cpu.regs.get_pc();
+        let pc = z.cpu.pc;
         z.run_until(40_000, &c, &mut wram);
-        assert_eq!(z.cpu.regs.get_pc(), pc);
+        assert_eq!(z.cpu.pc, pc);
     }
 
     #[test]
