@@ -172,6 +172,11 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
                 .b
                 .poll_read(l.addr, l.size, fc, t0 + 4 * l.ext as u64, bus_word)
             else {
+                if !ran {
+                    // The bus does not offer this read (e.g. a RAM flag):
+                    // do not analyse the loop again on every pass.
+                    self.c.poll_reject = head;
+                }
                 return ran;
             };
             ran = true;
@@ -453,6 +458,10 @@ mod tests {
         // loop: move.w $C00004,d1 ; btst #3,d2 ; beq.s loop
         let mut p = SR_2000.to_vec();
         p.extend([0x3239, 0x00C0, 0x0004, 0x0802, 0x0003, 0x67F4, 0x60FE]);
+        assert_eq!(same_both_ways(&p, 1_000, 3_000), 0);
+        // A loop on an address the bus does not offer (a RAM flag).
+        let mut p = SR_2000.to_vec();
+        p.extend([0x3239, 0x0000, 0x4000, 0x0801, 0x0003, 0x67F4, 0x60FE]);
         assert_eq!(same_both_ways(&p, 1_000, 3_000), 0);
     }
 }
