@@ -164,6 +164,62 @@ pub trait Bus {
     ) -> Option<u32> {
         None
     }
+
+    /// For the polling-loop fast path: skip whole passes of the loop
+    /// described by `pass`, the first starting at `now` (the head's MOVE
+    /// about to run). The bus may answer `passes > 0` only if running those
+    /// passes one by one would have: every read of `pass.addr` give
+    /// `pass.continue_if` in bit `pass.bit` and no effect beyond what one
+    /// read has (counters aside, which the bus updates itself); every
+    /// instruction boundary charge no extra cycles other than those the bus
+    /// returns in `extra` (summed per instruction of the pass) and leave
+    /// the interrupt level as it is; and every boundary end before `limit`
+    /// (the fast path would stop there). It then updates its own state as
+    /// the skipped boundaries would have, and the core continues at `end`.
+    /// Default: skip nothing.
+    #[inline(always)]
+    fn poll_skip(&mut self, _pass: &PollPass, now: u64, _limit: u64) -> PollSkip {
+        PollSkip::none(now)
+    }
+}
+
+/// One pass of a polling loop `MOVE <ea>,Dn; BTST #bit,Dn; Bcc head`, as
+/// the fast path describes it to [`Bus::poll_skip`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PollPass {
+    /// Address (24-bit) and size in bytes (1 or 2) of the data read.
+    pub addr: u32,
+    pub size: u32,
+    /// The bit tested, and its value that keeps the loop going.
+    pub bit: u32,
+    pub continue_if: bool,
+    /// Cycles from the start of the pass to the start of the data read.
+    pub read_offset: u64,
+    /// Cycles of the pass's three instructions, without boundary extras.
+    pub cycles: [u64; 3],
+}
+
+/// What [`Bus::poll_skip`] skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PollSkip {
+    pub passes: u64,
+    /// Time at the end of the last skipped pass (after its extras).
+    pub end: u64,
+    /// Boundary extra cycles charged to each instruction of the pass,
+    /// summed over the skipped passes.
+    pub extra: [u64; 3],
+}
+
+impl PollSkip {
+    /// Nothing skipped.
+    #[inline(always)]
+    pub fn none(now: u64) -> Self {
+        PollSkip {
+            passes: 0,
+            end: now,
+            extra: [0; 3],
+        }
+    }
 }
 
 /// Kinds of exception the observer is told about.
@@ -208,6 +264,34 @@ pub trait Observer {
     /// pointer after the return.
     #[inline(always)]
     fn ret(&mut self, _from_pc: u32, _target: u32, _sp: u32) {}
+
+    /// Whether this observer takes the instructions of skipped polling-loop
+    /// passes at `pcs` as one [`Observer::poll_passes`] report instead of
+    /// one [`Observer::instruction`] call each. Default: false (the fast
+    /// path then runs every pass and reports every instruction).
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, _pcs: &[u32; 3]) -> bool {
+        false
+    }
+
+    /// `passes` passes of the polling loop whose instructions are at `pcs`
+    /// ran; `cycles[i]` is the instruction at `pcs[i]`'s full cost summed
+    /// over the passes, of which `extra[i]` were boundary extras. Called
+    /// only when [`Observer::accepts_poll_passes`] said yes for `pcs`.
+    #[inline(always)]
+    fn poll_passes(
+        &mut self,
+        _pcs: &[u32; 3],
+        _cycles: &[u64; 3],
+        _extra: &[u64; 3],
+        _passes: u64,
+    ) {
+    }
 }
 
-impl Observer for () {}
+impl Observer for () {
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, _pcs: &[u32; 3]) -> bool {
+        true
+    }
+}

@@ -16,7 +16,9 @@ mod exception;
 mod ops;
 mod poll;
 
-pub use bus::{Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, Read, Write};
+pub use bus::{
+    Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, PollPass, PollSkip, Read, Write,
+};
 pub use cpu::{Cpu, Registers, Stop};
 
 #[cfg(test)]

@@ -26,12 +26,20 @@
 //! exactly the state the normal path would have left; the normal path then
 //! continues.
 //!
+//! Skipping passes: at each pass start the core may ask the bus to skip
+//! whole passes ([`Bus::poll_skip`]) when the observer takes them as one
+//! report ([`Observer::accepts_poll_passes`]). The bus answers only for
+//! passes whose reads it knows (same tested bit, no side effect) and whose
+//! boundaries it can account for itself; the registers are not updated for
+//! skipped passes because the pass that follows (always run normally)
+//! overwrites everything a pass changes.
+//!
 //! Cycle counts: 68000 User's Manual, tables 8-4 (MOVE), 8-10 (BTST #,Dn:
 //! 10) and 8-9 (Bcc taken: 10). Bus order (the conformance tests'): the
 //! source's extension words are fetched first, 4 cycles each, then the
 //! operand is read, then the next instruction's opcode is prefetched.
 
-use crate::bus::{Bus, Observer};
+use crate::bus::{Bus, Observer, PollPass};
 use crate::core::{Ctx, Z};
 
 /// `poll_head` value meaning "no candidate".
@@ -164,8 +172,22 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         if self.c.attention {
             return false;
         }
+        let pcs = [l.head, btst_at, bcc_at];
+        let pass = PollPass {
+            addr: l.addr,
+            size: l.size,
+            bit: l.bit,
+            continue_if: !l.while_zero,
+            read_offset: 4 * l.ext as u64,
+            cycles: [move_cycles, BTST_IMM_DN_CYCLES, BCC_TAKEN_CYCLES],
+        };
+        // Whole passes may be skipped when the observer takes them in bulk.
+        let skip = self.o.accepts_poll_passes(&pcs);
         let mut ran = false;
         loop {
+            if skip {
+                self.poll_skip(&pass, &pcs, target);
+            }
             // MOVE <ea>,Dn
             let t0 = self.c.cycles;
             let Some(v) = self
@@ -226,6 +248,25 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             }
         }
     }
+
+    /// Skip the whole passes the bus vouches for ([`Bus::poll_skip`]),
+    /// starting at the loop head. The registers are left as they are: the
+    /// next pass, which always runs, overwrites everything a pass changes
+    /// (Dn's low byte or word, the flags; PC, the prefetch queue and
+    /// `inst_pc`/`cur_op` are the same after every pass).
+    #[inline(always)]
+    fn poll_skip(&mut self, pass: &PollPass, pcs: &[u32; 3], target: u64) {
+        let s = self.b.poll_skip(pass, self.c.cycles, target);
+        if s.passes == 0 {
+            return;
+        }
+        let mut cycles = [0u64; 3];
+        for (i, c) in cycles.iter_mut().enumerate() {
+            *c = pass.cycles[i] * s.passes + s.extra[i];
+        }
+        self.o.poll_passes(pcs, &cycles, &s.extra, s.passes);
+        self.c.cycles = s.end;
+    }
 }
 
 #[cfg(test)]
@@ -233,12 +274,16 @@ mod tests {
     use crate::bus::*;
     use crate::cpu::Cpu;
     use crate::tests::Ram;
+    use crate::{PollPass, PollSkip};
 
     /// RAM with a time-dependent status port, a refresh-like boundary
     /// penalty and a timed interrupt; `fast` enables the fast-path hooks.
     struct PollBus {
         ram: Ram,
         fast: bool,
+        /// Offer `poll_skip` (and log what the skipped passes would have).
+        skip: bool,
+        skipped: u64,
         /// Bit 3 of the status reads 1 from this time on.
         flip_at: u64,
         irq_at: u64,
@@ -256,6 +301,8 @@ mod tests {
             let mut b = PollBus {
                 ram: Ram::new(),
                 fast,
+                skip: false,
+                skipped: 0,
                 flip_at: 5_000,
                 irq_at: 1_234,
                 ipl: 0,
@@ -348,6 +395,9 @@ mod tests {
         fn program_word(&mut self, addr: u32) -> Option<u16> {
             self.fast.then(|| self.r16(addr))
         }
+        fn poll_skip(&mut self, pass: &PollPass, now: u64, limit: u64) -> PollSkip {
+            self.skip_passes(pass, now, limit)
+        }
         fn poll_read(
             &mut self,
             addr: u32,
@@ -369,6 +419,129 @@ mod tests {
                 v as u32 & 0xFF
             })
         }
+    }
+
+    impl PollBus {
+        /// The skip rule of this bus: reads before `flip_at` read bit 3 as
+        /// 0, boundaries before `irq_at` only charge the refresh penalty.
+        fn skip_passes(&mut self, p: &PollPass, now: u64, limit: u64) -> PollSkip {
+            let mut s = PollSkip::none(now);
+            if !self.skip || !Self::is_status(p.addr) || p.bit != 3 || p.continue_if {
+                return s;
+            }
+            if p.size == 1 && p.addr & 1 == 0 {
+                return s;
+            }
+            'pass: loop {
+                let start = s.end;
+                let read = start + p.read_offset;
+                if read >= self.flip_at {
+                    break;
+                }
+                let mut t = start;
+                let mut due = self.refresh_due;
+                let mut extra = [0u64; 3];
+                let mut bounds = [0u64; 3];
+                for i in 0..3 {
+                    let b = t + p.cycles[i];
+                    if b >= self.irq_at {
+                        break 'pass;
+                    }
+                    bounds[i] = b;
+                    let x = if b >= due {
+                        due = b + 128;
+                        2
+                    } else {
+                        0
+                    };
+                    t = b + x;
+                    extra[i] = x;
+                    if t >= limit {
+                        break 'pass;
+                    }
+                }
+                self.log.push(("read", p.addr & !1, read));
+                for b in bounds {
+                    self.log.push(("boundary", 0, b));
+                }
+                self.refresh_due = due;
+                self.poll_reads += 1;
+                self.skipped += 1;
+                s.passes += 1;
+                s.end = t;
+                for (e, x) in s.extra.iter_mut().zip(extra) {
+                    *e += x;
+                }
+            }
+            s
+        }
+    }
+
+    /// Per-PC instruction counts and cycles; `bulk`: takes skipped passes.
+    #[derive(Default, PartialEq, Debug)]
+    struct Tally {
+        bulk: bool,
+        per_pc: std::collections::BTreeMap<u32, (u64, u64)>,
+        exc: Vec<(ExceptionKind, u32)>,
+    }
+    impl Observer for Tally {
+        fn instruction(&mut self, pc: u32, cycles: u32) {
+            let e = self.per_pc.entry(pc).or_default();
+            e.0 += 1;
+            e.1 += cycles as u64;
+        }
+        fn exception(&mut self, kind: ExceptionKind, _v: u8, _h: u32, cycles: u32) {
+            self.exc.push((kind, cycles));
+        }
+        fn accepts_poll_passes(&mut self, _pcs: &[u32; 3]) -> bool {
+            self.bulk
+        }
+        fn poll_passes(&mut self, pcs: &[u32; 3], cycles: &[u64; 3], extra: &[u64; 3], n: u64) {
+            for i in 0..3 {
+                assert!(extra[i] <= cycles[i]);
+                let e = self.per_pc.entry(pcs[i]).or_default();
+                e.0 += n;
+                e.1 += cycles[i];
+            }
+        }
+    }
+
+    /// Run `program` with every pass executed (normal path) and with the
+    /// fast path skipping passes: the bus log (the skipping bus logs what
+    /// the skipped passes would have done), per-PC counts and cycles, the
+    /// registers and the time must agree. Returns the passes skipped.
+    fn same_with_skips(program: &[u16], chunk: u64, end: u64) -> u64 {
+        let run = |fast: bool| {
+            let mut bus = PollBus::new(program, fast);
+            bus.skip = fast;
+            let mut cpu = Cpu::new();
+            cpu.reset(&mut bus);
+            let mut tally = Tally {
+                bulk: fast,
+                ..Tally::default()
+            };
+            let mut t = 0;
+            while t < end {
+                t = (t + chunk).min(end);
+                cpu.run_until(&mut bus, &mut tally, t);
+            }
+            (
+                cpu.registers(),
+                cpu.cycles(),
+                tally.per_pc,
+                tally.exc,
+                bus.log,
+                bus.skipped,
+            )
+        };
+        let slow = run(false);
+        let fast = run(true);
+        assert_eq!(slow.0, fast.0, "registers");
+        assert_eq!(slow.1, fast.1, "cycles");
+        assert_eq!(slow.2, fast.2, "per-PC counts and cycles");
+        assert_eq!(slow.3, fast.3, "exceptions");
+        assert_eq!(slow.4, fast.4, "bus log");
+        fast.5
     }
 
     #[derive(Default, PartialEq, Debug)]
@@ -450,6 +623,30 @@ mod tests {
         p.extend([0x3638, 0x8004, 0x0803, 0x0003, 0x67F6, 0x60FE]);
         let n = same_both_ways(&p, 500, 7_000);
         assert!(n > 50, "fast path used ({n} reads)");
+    }
+
+    #[test]
+    fn skipped_passes_match_every_pass_run() {
+        // The loops of the tests above, skipping passes: word abs.L, byte
+        // d16(An) (then a loop on a bit the bus does not vouch for), abs.W.
+        let mut a = SR_2000.to_vec();
+        a.extend([
+            0x3239, 0x00C0, 0x0004, 0x0801, 0x0003, 0x67F4, 0x3401, 0x60FE,
+        ]);
+        let mut b = SR_2000.to_vec();
+        b.extend([0x41F9, 0x00C0, 0x0004]);
+        b.extend([0x1028, 0x0001, 0x0800, 0x0003, 0x67F6]);
+        b.extend([0x3E10, 0x0807, 0x0004, 0x66F8, 0x60FE]);
+        let mut c = SR_2000.to_vec();
+        c.extend([0x3638, 0x8004, 0x0803, 0x0003, 0x67F6, 0x60FE]);
+        for p in [&a, &b, &c] {
+            for chunk in [1_000_000, 997, 64, 13] {
+                let n = same_with_skips(p, chunk, 9_000);
+                if chunk >= 64 {
+                    assert!(n > 20, "passes skipped ({n})");
+                }
+            }
+        }
     }
 
     #[test]

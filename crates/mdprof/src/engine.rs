@@ -683,6 +683,30 @@ impl MdObserver for Profiler {
         }
     }
 
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        // Bulk charging is what `instruction` would do pass by pass only
+        // when no attribution switch and no call/return is pending.
+        matches!(self.pending, Pending::None)
+            && pcs.iter().all(|&pc| self.attr.id(pc) == self.cur_attr)
+    }
+
+    fn poll_passes(
+        &mut self,
+        pcs: &[u32; 3],
+        mclk: &[u64; 3],
+        refresh: &[u64; 3],
+        _passes: u64,
+        _clock: &Clock,
+    ) {
+        let a = self.attr.id(pcs[0]);
+        let t: u64 = mclk.iter().sum();
+        self.mclk[a as usize] += t;
+        self.last_attr = a;
+        self.acc += t;
+        self.fa.refresh_mclk += refresh.iter().sum::<u64>();
+    }
+
     fn exception(
         &mut self,
         kind: ExceptionKind,

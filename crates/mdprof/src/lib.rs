@@ -25,7 +25,7 @@ mod build;
 use std::path::Path;
 
 use retroprof_megadrive::{
-    Config, FrameInfo, InputScript, MdObserver, Region, Rom, RunError, System, SystemView,
+    Config, FrameInfo, InputScript, MdObserver, Region, Rom, RunError, System,
 };
 use retroprof_symbols::{FunctionIndex, IndexOptions, SymbolKind, SymbolTable, Symbols};
 
@@ -307,7 +307,7 @@ impl Session {
         for frame in 0..self.options.frames {
             sys.set_pad(0, self.pad1.buttons_at(frame));
             sys.set_pad(1, self.pad2.buttons_at(frame));
-            let mut tee = Tee(&mut prof, &mut *extra);
+            let mut tee = (&mut prof, &mut *extra);
             match sys.run_frame(&mut tee) {
                 Ok(info) => {
                     let n = sys.instructions();
@@ -327,69 +327,6 @@ impl Session {
 
 fn stop_message(e: &RunError) -> String {
     format!("emulation stopped: {e}")
-}
-
-/// Two observers as one: every event goes to `.0`, then `.1`.
-pub struct Tee<'a, A: MdObserver, B: MdObserver>(pub &'a mut A, pub &'a mut B);
-
-impl<A: MdObserver, B: MdObserver> MdObserver for Tee<'_, A, B> {
-    #[inline(always)]
-    fn frame_start(&mut self, frame: u64, view: &SystemView) {
-        self.0.frame_start(frame, view);
-        self.1.frame_start(frame, view);
-    }
-    #[inline(always)]
-    fn instruction(
-        &mut self,
-        pc: u32,
-        cost: retroprof_megadrive::InstrCost,
-        clock: &retroprof_megadrive::Clock,
-    ) {
-        self.0.instruction(pc, cost, clock);
-        self.1.instruction(pc, cost, clock);
-    }
-    #[inline(always)]
-    fn exception(
-        &mut self,
-        kind: retroprof_m68k::ExceptionKind,
-        vector: u8,
-        handler: u32,
-        mclk: u32,
-        clock: &retroprof_megadrive::Clock,
-    ) {
-        self.0.exception(kind, vector, handler, mclk, clock);
-        self.1.exception(kind, vector, handler, mclk, clock);
-    }
-    #[inline(always)]
-    fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
-        self.0.call(from_pc, target, return_addr, sp);
-        self.1.call(from_pc, target, return_addr, sp);
-    }
-    #[inline(always)]
-    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
-        self.0.ret(from_pc, target, sp);
-        self.1.ret(from_pc, target, sp);
-    }
-    #[inline(always)]
-    fn vdp_write(
-        &mut self,
-        port: retroprof_megadrive::VdpPort,
-        value: u16,
-        clock: &retroprof_megadrive::Clock,
-    ) {
-        self.0.vdp_write(port, value, clock);
-        self.1.vdp_write(port, value, clock);
-    }
-    #[inline(always)]
-    fn dma(&mut self, event: &retroprof_megadrive::DmaEvent) {
-        self.0.dma(event);
-        self.1.dma(event);
-    }
-    #[inline(always)]
-    fn at_pc(&mut self, pc: u32, view: &SystemView) {
-        self.0.at_pc(pc, view);
-        self.1.at_pc(pc, view);
-    }
 }
 
 /// A display label for a ROM path.

@@ -211,3 +211,34 @@ fn strict_platformer() {
     let a = compare("platformer");
     assert!(a.within_1pct >= 0.95 && a.dropped_same && a.top_common == 10);
 }
+
+/// An observer that takes no polling-loop passes in bulk: beside it the
+/// profiler sees every instruction of SGDK's VBlank wait one by one.
+struct EveryInstruction;
+impl retroprof_megadrive::MdObserver for EveryInstruction {}
+
+/// The profiler charging skipped VBlank-wait passes in bulk (its
+/// `poll_passes`) gives the same report, byte for byte, as seeing every
+/// instruction.
+#[test]
+fn bulk_charged_wait_passes_give_the_same_report() {
+    for name in ["vnmd", "platformer"] {
+        let rom_path = shared().join(format!("roms/{name}/rom.bin"));
+        let rom = Rom::load(&rom_path).expect("shared ROM");
+        let syms = load_symbols(&rom_path, None).expect("symbols");
+        let opts = ProfileOptions {
+            frames: 700,
+            input: vec![INPUT.to_string()],
+            ..ProfileOptions::default()
+        };
+        let s = Session::new(rom, name.into(), syms, opts).expect("session");
+        let json = |r: &Report| {
+            let mut v = Vec::new();
+            retroprof_mdprof::output::json(r, &mut v).expect("json");
+            v
+        };
+        let bulk = json(&s.run(&mut |_, _| {}));
+        let each = json(&s.run_with(&mut EveryInstruction, &mut |_, _| {}));
+        assert!(bulk == each, "{name}: reports differ");
+    }
+}

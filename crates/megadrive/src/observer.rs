@@ -282,9 +282,41 @@ pub trait MdObserver {
     /// called before the instruction at `pc` runs.
     #[inline(always)]
     fn at_pc(&mut self, pc: u32, view: &SystemView) {}
+
+    /// Whether this observer takes the instructions of skipped passes of a
+    /// VBlank polling loop (the 68000's fast path, m68k `poll.rs`) whose
+    /// three instructions are at `pcs`, as one [`MdObserver::poll_passes`]
+    /// report instead of one [`MdObserver::instruction`] each. Default:
+    /// false, and every instruction is reported as usual.
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        false
+    }
+
+    /// `passes` passes of the polling loop at `pcs` ran (only after
+    /// [`MdObserver::accepts_poll_passes`] said yes). `mclk[i]` is the full
+    /// cost of the instruction at `pcs[i]` summed over the passes, and
+    /// `refresh[i]` its DRAM refresh part: skipped passes have no other
+    /// cost part (no DMA freeze, FIFO wait or Z80 stall), no interrupt, and
+    /// never cross a line start. `clock` is at the last pass's end.
+    #[inline(always)]
+    fn poll_passes(
+        &mut self,
+        pcs: &[u32; 3],
+        mclk: &[u64; 3],
+        refresh: &[u64; 3],
+        passes: u64,
+        clock: &Clock,
+    ) {
+    }
 }
 
-impl MdObserver for () {}
+impl MdObserver for () {
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, _pcs: &[u32; 3]) -> bool {
+        true
+    }
+}
 
 impl<T: MdObserver + ?Sized> MdObserver for &mut T {
     #[inline(always)]
@@ -325,6 +357,21 @@ impl<T: MdObserver + ?Sized> MdObserver for &mut T {
     #[inline(always)]
     fn at_pc(&mut self, pc: u32, view: &SystemView) {
         (**self).at_pc(pc, view)
+    }
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        (**self).accepts_poll_passes(pcs)
+    }
+    #[inline(always)]
+    fn poll_passes(
+        &mut self,
+        pcs: &[u32; 3],
+        mclk: &[u64; 3],
+        refresh: &[u64; 3],
+        passes: u64,
+        clock: &Clock,
+    ) {
+        (**self).poll_passes(pcs, mclk, refresh, passes, clock)
     }
 }
 
@@ -377,6 +424,22 @@ impl<A: MdObserver, B: MdObserver> MdObserver for (A, B) {
     fn at_pc(&mut self, pc: u32, view: &SystemView) {
         self.0.at_pc(pc, view);
         self.1.at_pc(pc, view);
+    }
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        self.0.accepts_poll_passes(pcs) && self.1.accepts_poll_passes(pcs)
+    }
+    #[inline(always)]
+    fn poll_passes(
+        &mut self,
+        pcs: &[u32; 3],
+        mclk: &[u64; 3],
+        refresh: &[u64; 3],
+        passes: u64,
+        clock: &Clock,
+    ) {
+        self.0.poll_passes(pcs, mclk, refresh, passes, clock);
+        self.1.poll_passes(pcs, mclk, refresh, passes, clock);
     }
 }
 
@@ -436,6 +499,26 @@ impl<T: MdObserver> MdObserver for Option<T> {
     fn at_pc(&mut self, pc: u32, view: &SystemView) {
         if let Some(o) = self {
             o.at_pc(pc, view)
+        }
+    }
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        match self {
+            Some(o) => o.accepts_poll_passes(pcs),
+            None => true,
+        }
+    }
+    #[inline(always)]
+    fn poll_passes(
+        &mut self,
+        pcs: &[u32; 3],
+        mclk: &[u64; 3],
+        refresh: &[u64; 3],
+        passes: u64,
+        clock: &Clock,
+    ) {
+        if let Some(o) = self {
+            o.poll_passes(pcs, mclk, refresh, passes, clock)
         }
     }
 }

@@ -29,7 +29,8 @@ use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 
 use retroprof_m68k::{
-    Boundary, Bus, Cpu, ExceptionKind, FunctionCode, IntAck, Observer, Read, Registers, Stop, Write,
+    Boundary, Bus, Cpu, ExceptionKind, FunctionCode, IntAck, Observer, PollPass, PollSkip, Read,
+    Registers, Stop, Write,
 };
 
 use crate::cart::Cart;
@@ -807,6 +808,94 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
         })
     }
 
+    fn poll_skip(&mut self, p: &PollPass, now: u64, limit: u64) -> PollSkip {
+        let mut s = PollSkip::none(now);
+        // Only VBlank-flag polls of the status port (SGDK's VDP_waitVBlank):
+        // bit 3 of the word, or of the odd (low) byte.
+        let a = p.addr;
+        if p.bit != 3
+            || !(0xC0..=0xDF).contains(&(a >> 16))
+            || !Self::is_vdp(a)
+            || a & 0x1C != 0x04
+            || (p.size == 1 && a & 1 == 0)
+            || self.hw.z80.m68k_stall != 0
+        {
+            return s;
+        }
+        // The reads and the flag stay as they are until the next line event
+        // (every line start and VINT are events), and boundaries before it
+        // only charge refresh: both checks use this one limit (CPU cycles;
+        // see `update_check`).
+        let event = self
+            .hw
+            .next_event
+            .saturating_sub(self.hw.base)
+            .div_ceil(M68K_DIVIDER);
+        if event <= now + p.read_offset
+            || self
+                .hw
+                .vdp
+                .status_read_repeats(self.hw.mclk(now + p.read_offset))
+                != Some(p.continue_if)
+        {
+            return s;
+        }
+        let mut due = self.hw.refresh.due;
+        let mut last_boundary = now;
+        let pass_len: u64 = p.cycles.iter().sum();
+        let stop = event.min(limit);
+        'pass: loop {
+            // Whole passes before the next refresh penalty: their boundaries
+            // charge nothing, so they end at multiples of the pass length.
+            let free_end = due.min(stop);
+            if free_end > s.end + pass_len {
+                let k = (free_end - s.end - 1) / pass_len;
+                s.passes += k;
+                s.end += k * pass_len;
+                last_boundary = s.end;
+            }
+            // Then one pass instruction by instruction (a refresh falls in
+            // it, or it is the last).
+            let mut t = s.end;
+            let mut d = due;
+            let mut extra = [0u64; 3];
+            let mut lb = last_boundary;
+            for (i, c) in p.cycles.iter().enumerate() {
+                let b = t + c;
+                if b >= event {
+                    break 'pass;
+                }
+                // The refresh rule of `Refresh::at_boundary`.
+                let x = if b >= d {
+                    d = b + crate::timing::REFRESH_INTERVAL_CYCLES;
+                    crate::timing::REFRESH_PENALTY_CYCLES as u64
+                } else {
+                    0
+                };
+                lb = b;
+                t = b + x;
+                extra[i] = x;
+                if t >= limit {
+                    break 'pass;
+                }
+            }
+            s.passes += 1;
+            s.end = t;
+            due = d;
+            last_boundary = lb;
+            for (e, x) in s.extra.iter_mut().zip(extra) {
+                *e += x;
+            }
+        }
+        if s.passes != 0 {
+            self.hw.refresh.due = due;
+            self.hw.update_check();
+            self.hw.counters.vdp_reads += s.passes;
+            self.clock.cpu_cycles.set(last_boundary);
+        }
+        s
+    }
+
     fn interrupt_ack(&mut self, level: u8, _now: u64) -> IntAck {
         self.hw.vdp.acknowledge(level);
         self.hw.ipl = self.hw.vdp.ipl();
@@ -887,6 +976,40 @@ impl<O: MdObserver> Observer for ObsAdapter<'_, O> {
     #[inline(always)]
     fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
         self.obs.borrow_mut().call(from_pc, target, return_addr, sp);
+    }
+
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        self.obs.borrow_mut().accepts_poll_passes(pcs)
+    }
+
+    fn poll_passes(&mut self, pcs: &[u32; 3], cycles: &[u64; 3], extra: &[u64; 3], passes: u64) {
+        // The instructions the passes would have reported, as `instruction`
+        // keeps them: the last RECENT_PCS PCs and the count.
+        let n = 3 * passes;
+        let kept = n.min(RECENT_PCS as u64) as usize;
+        let skipped = (n as usize).wrapping_sub(kept);
+        let mut at = self.recent_pos.wrapping_add(skipped);
+        let mut phase = skipped % 3;
+        for _ in 0..kept {
+            self.recent[at % RECENT_PCS] = pcs[phase];
+            at = at.wrapping_add(1);
+            phase = if phase == 2 { 0 } else { phase + 1 };
+        }
+        *self.recent_pos = self.recent_pos.wrapping_add(n as usize);
+        self.stall
+            .instructions
+            .set(self.stall.instructions.get() + n);
+        // The bus skips only passes whose boundary extras are refresh
+        // penalties (`Bus68k::poll_skip`).
+        let d = M68K_DIVIDER;
+        self.obs.borrow_mut().poll_passes(
+            pcs,
+            &cycles.map(|c| c * d),
+            &extra.map(|c| c * d),
+            passes,
+            self.clock,
+        );
     }
 
     #[inline(always)]

@@ -450,6 +450,29 @@ impl Vdp {
         s
     }
 
+    /// For the 68000's polling-loop fast path: if a status read at `now`
+    /// would change nothing in the VDP (no control-port write pending, the
+    /// FIFO empty, this frame's sprite flags computed and none about to be
+    /// reported), its VBlank flag (bit 3); `None` otherwise. Such a read
+    /// stays side-effect free, with the same VBlank flag, until the next
+    /// line starts (the flag and the sprite flags' "passed" test change
+    /// only at line starts, display enable and the FIFO only with CPU
+    /// writes).
+    #[inline]
+    pub fn status_read_repeats(&self, now: u64) -> Option<bool> {
+        if self.pending || self.fifo_len != 0 || self.sprites.frame != self.frame_number {
+            return None;
+        }
+        let (line, _) = self.position(now);
+        let passed = |l: Option<u16>| l.is_some_and(|l| line >= self.geom.active || l < line);
+        if (passed(self.sprites.overflow_line) && !self.sprites.overflow_read)
+            || (passed(self.sprites.collision_line) && !self.sprites.collision_read)
+        {
+            return None;
+        }
+        Some((line >= self.geom.active && line + 1 < self.geom.lines) || !self.display_enabled())
+    }
+
     /// Status without side effects (for observers and tests).
     pub fn peek_status(&self, now: u64) -> u16 {
         let mut c = self.clone();

@@ -183,3 +183,76 @@ fn platformer_runs_3600_frames() {
     }
     support::check_golden("shared_roms.platformer.txt", &r.shots);
 }
+
+/// Counts the polling-loop passes it takes in bulk (`bulk`), or refuses
+/// them (every instruction is then reported and run one by one).
+struct Bulk {
+    bulk: bool,
+    passes: u64,
+    pass_mclk: u64,
+}
+
+impl MdObserver for Bulk {
+    fn accepts_poll_passes(&mut self, _pcs: &[u32; 3]) -> bool {
+        self.bulk
+    }
+    fn poll_passes(&mut self, _p: &[u32; 3], mclk: &[u64; 3], _r: &[u64; 3], n: u64, _c: &Clock) {
+        self.passes += n;
+        self.pass_mclk += mclk.iter().sum::<u64>();
+    }
+}
+
+/// Skipping whole passes of SGDK's VBlank wait (m68k poll.rs, the bus's
+/// `poll_skip`) leaves the console exactly as running every pass does:
+/// registers, time, instruction count, last PCs, bus counters, memories,
+/// Z80, every frame, with the reference input.
+#[test]
+fn skipped_vblank_wait_passes_change_nothing() {
+    let shared = support::shared();
+    for name in ["vnmd", "platformer"] {
+        let rom_path = support::must_exist(shared.join(format!("roms/{name}/rom.bin")));
+        let rom = Rom::load(&rom_path).unwrap_or_else(|e| panic!("{}: {e}", rom_path.display()));
+        let script = InputScript::parse(&[SCRIPT]).expect("reference pad script");
+        let mut each = System::new(&rom, Config::default());
+        let mut skip = System::new(&rom, Config::default());
+        let mut no = Bulk {
+            bulk: false,
+            passes: 0,
+            pass_mclk: 0,
+        };
+        let mut yes = Bulk { bulk: true, ..no };
+        for f in 0..700 {
+            each.set_pad(0, script.buttons_at(f));
+            skip.set_pad(0, script.buttons_at(f));
+            let a = each.run_frame(&mut no).expect("frame");
+            let b = skip.run_frame(&mut yes).expect("frame");
+            let state = |s: &System| {
+                (
+                    s.mclk(),
+                    s.registers(),
+                    s.instructions(),
+                    s.recent_pcs().to_string(),
+                    s.counters(),
+                    s.wram().to_vec(),
+                    s.z80().cpu.pc,
+                    s.z80().clock,
+                    s.vdp().vram.clone(),
+                )
+            };
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{name} frame {f} info");
+            assert!(
+                state(&each) == state(&skip),
+                "{name}: state differs after frame {f}"
+            );
+        }
+        assert_eq!(no.passes, 0);
+        // Most of each idle frame is skipped: vnmd idles ~85 % of 700
+        // frames of ~128,000 CPU cycles.
+        assert!(
+            yes.passes > 700 * 1000,
+            "{name}: only {} passes skipped",
+            yes.passes
+        );
+        assert!(yes.pass_mclk > 0);
+    }
+}
