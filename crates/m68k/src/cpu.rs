@@ -259,6 +259,13 @@ impl Cpu {
             o: obs,
         };
         cx.step(u64::MAX);
+        // `step` never runs the polling-loop fast path: drop a loop head
+        // the instruction marked, so the next step does not take the slow
+        // `attend` call for it.
+        if cx.c.poll_head != crate::poll::NO_POLL {
+            cx.c.poll_head = crate::poll::NO_POLL;
+            cx.c.update_attention();
+        }
         (cx.c.cycles - start) as u32
     }
 

@@ -351,6 +351,11 @@ impl<O: MdObserver> Bus68k<'_, O> {
         addr & 0xE7_00E0 == 0xC0_0000
     }
 
+    /// The VDP status port or one of its mirrors.
+    fn is_vdp_status(addr: u32) -> bool {
+        Self::is_vdp(addr) && addr & 0x1C == 0x04
+    }
+
     fn unmapped_read(&mut self, fc: FunctionCode) -> u16 {
         self.hw.counters.unmapped_reads += 1;
         if matches!(
@@ -795,7 +800,7 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
         // same read the normal path makes (no wait states), with the
         // open-bus bits the normal path would have latched from the last
         // code fetch.
-        if !(0xC0..=0xDF).contains(&(addr >> 16)) || !Self::is_vdp(addr) || addr & 0x1C != 0x04 {
+        if !Self::is_vdp_status(addr) {
             return None;
         }
         let m = self.hw.mclk(now);
@@ -814,9 +819,7 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
         // bit 3 of the word, or of the odd (low) byte.
         let a = p.addr;
         if p.bit != 3
-            || !(0xC0..=0xDF).contains(&(a >> 16))
-            || !Self::is_vdp(a)
-            || a & 0x1C != 0x04
+            || !Self::is_vdp_status(a)
             || (p.size == 1 && a & 1 == 0)
             || self.hw.z80.m68k_stall != 0
         {
