@@ -57,10 +57,15 @@ fn reference_top(name: &str, n: usize) -> Vec<String> {
         .collect()
 }
 
-fn profile(name: &str) -> Report {
+/// A profiling session of shared ROM `name` (symbols found next to it).
+fn session(name: &str, opts: ProfileOptions) -> Session {
     let rom_path = shared().join(format!("roms/{name}/rom.bin"));
     let rom = Rom::load(&rom_path).expect("shared ROM");
     let syms = load_symbols(&rom_path, None).expect("symbols");
+    Session::new(rom, name.into(), syms, opts).expect("session")
+}
+
+fn profile(name: &str) -> Report {
     let opts = ProfileOptions {
         frames: 1200,
         input: vec![INPUT.to_string()],
@@ -71,8 +76,7 @@ fn profile(name: &str) -> Report {
         entry: EntryCharge::Interrupted,
         ..ProfileOptions::default()
     };
-    let s = Session::new(rom, name.into(), syms, opts).expect("session");
-    let r = s.run(&mut |_, _| {});
+    let r = session(name, opts).run(&mut |_, _| {});
     assert!(r.stopped.is_none(), "{name}: {:?}", r.stopped);
     r
 }
@@ -223,15 +227,12 @@ impl retroprof_megadrive::MdObserver for EveryInstruction {}
 #[test]
 fn bulk_charged_wait_passes_give_the_same_report() {
     for name in ["vnmd", "platformer"] {
-        let rom_path = shared().join(format!("roms/{name}/rom.bin"));
-        let rom = Rom::load(&rom_path).expect("shared ROM");
-        let syms = load_symbols(&rom_path, None).expect("symbols");
         let opts = ProfileOptions {
             frames: 700,
             input: vec![INPUT.to_string()],
             ..ProfileOptions::default()
         };
-        let s = Session::new(rom, name.into(), syms, opts).expect("session");
+        let s = session(name, opts);
         let json = |r: &Report| {
             let mut v = Vec::new();
             retroprof_mdprof::output::json(r, &mut v).expect("json");
