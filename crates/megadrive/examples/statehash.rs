@@ -4,6 +4,9 @@
 //! Output: one line per frame: frame, mclk, instructions, 68000 registers,
 //! Z80 clock/PC/stall/bank accesses, bus counters and FNV-1a hashes of work
 //! RAM, VRAM, CRAM, VSRAM, VDP registers and Z80 RAM.
+//! With `STATEHASH_Z80=1` in the environment each line also ends with a
+//! hash of every Z80 register (incl. R, MEMPTR, Q, IFFs) and of the whole
+//! YM2612 state (registers, flags, busy time, timers, write count).
 
 use std::path::PathBuf;
 
@@ -27,6 +30,7 @@ fn main() {
     let rom = Rom::load(&PathBuf::from(&a[0])).expect("rom");
     let frames: u64 = a[1].parse().expect("FRAMES");
     let script = InputScript::parse(&a[2..]).expect("input");
+    let full = std::env::var_os("STATEHASH_Z80").is_some_and(|v| v == "1");
     let mut sys = System::new(&rom, Config::default());
     for f in 0..frames {
         sys.set_pad(0, script.buttons_at(f));
@@ -37,7 +41,7 @@ fn main() {
         let r = sys.registers();
         let z = sys.z80();
         let v = sys.vdp();
-        println!(
+        print!(
             "{f} mclk={} instr={} regs={:?} z80clk={} z80pc={:04X} z80stall={} z80bank={} z80bad={} psg={} ctr={:?} wram={:016x} vram={:016x} cram={:016x} vsram={:016x} vregs={:016x} zram={:016x} st={:04X}",
             sys.mclk(),
             sys.instructions(),
@@ -57,5 +61,13 @@ fn main() {
             fnv(z.ram.iter().copied()),
             v.peek_status(sys.mclk()),
         );
+        if full {
+            let extra = format!(
+                "{:?} {:?} bank={} irq={} reset={} busreq={}",
+                z.cpu, z.ym, z.bank, z.irq, z.reset, z.busreq
+            );
+            print!(" z80full={:016x}", fnv(extra.bytes()));
+        }
+        println!();
     }
 }

@@ -270,6 +270,13 @@ impl Bus for Z80Ctx<'_> {
         }
     }
 
+    /// Z80 RAM reads have no side effect and no wait state: the core may
+    /// pass over an idle loop (HALT, `JR $`) there without fetching it.
+    #[inline(always)]
+    fn peek(&self, addr: u16) -> Option<u8> {
+        (addr < 0x4000).then(|| self.ram[(addr & 0x1FFF) as usize])
+    }
+
     // I/O: nothing is mapped on the Mega Drive's Z80 I/O space (reads 0xFF,
     // writes ignored): the trait's defaults.
 
@@ -336,6 +343,59 @@ mod tests {
         let pc = z.cpu.pc;
         z.run_until(40_000, &c, &mut wram);
         assert_eq!(z.cpu.pc, pc);
+    }
+
+    /// Z80 RAM only, no peeking: the core steps every idle pass.
+    struct Stepped([u8; 0x2000], bool);
+    impl Bus for Stepped {
+        fn read(&mut self, addr: u16, _t: &mut u64) -> u8 {
+            self.0[(addr & 0x1FFF) as usize]
+        }
+        fn write(&mut self, addr: u16, v: u8, _t: &mut u64) {
+            self.0[(addr & 0x1FFF) as usize] = v;
+        }
+        fn int_line(&self) -> bool {
+            self.1
+        }
+    }
+
+    #[test]
+    fn halted_driver_passes_over_idle_time_exactly() {
+        // 0000: ld sp,1F00 ; im 1 ; ei ; 0006: halt ; jr 0006
+        // 0038: ld a,r ; ld (1800),a ; ld hl,(1802) ; inc hl ;
+        //       ld (1802),hl ; ei ; reti
+        let c = cart();
+        let mut wram = [0u8; 0x10000];
+        let mut z = Z80Sys::new();
+        z.ram[..9].copy_from_slice(&[0x31, 0x00, 0x1F, 0xED, 0x56, 0xFB, 0x76, 0x18, 0xFD]);
+        z.ram[0x38..0x48].copy_from_slice(&[
+            0xED, 0x5F, 0x32, 0x00, 0x18, 0x2A, 0x02, 0x18, 0x23, 0x22, 0x02, 0x18, 0xFB, 0xED,
+            0x4D, 0x00,
+        ]);
+        let mut reference = z.cpu.clone();
+        let mut ram = Stepped(*z.ram, false);
+        z.set_reset(false, 0);
+        // Line by line (md-timing.md: 3,420 mclk per line), the IRQ held
+        // for one line in 262, as the console does; an odd start phase.
+        let mut now = 7;
+        z.clock = now;
+        for line in 0..262 * 3 {
+            let irq = line % 262 == 224;
+            z.irq = irq;
+            ram.1 = irq;
+            let target = now + 3420;
+            let t = (target - z.clock).div_ceil(Z80_DIVIDER);
+            reference.tstates = 0;
+            reference.run_until(&mut ram, t);
+            z.run_until(target, &c, &mut wram);
+            assert_eq!(z.cpu, reference, "line {line}");
+            now = target;
+        }
+        assert!(z.ram[..] == ram.0[..]);
+        // The line stays asserted for its whole line and the handler
+        // re-enables interrupts: it runs 3 times in each of the 3 IRQ lines.
+        assert_eq!(u16::from_le_bytes([z.ram[0x1802], z.ram[0x1803]]), 9);
+        assert!(z.cpu.halted);
     }
 
     #[test]

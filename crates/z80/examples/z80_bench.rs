@@ -1,9 +1,10 @@
 //! Speed of retroprof-z80 against rustzx-z80 on the same Z80 program: the
 //! Mega Drive PCM/DAC streaming loop plus some ALU, block and call work.
 //!
-//! `cargo run --release -p retroprof-z80 --example z80_bench [STEPS [ours|rustzx]]`
+//! `cargo run --release -p retroprof-z80 --example z80_bench [STEPS [ours|rustzx|chunked [T]]]`
 //! (default 20,000,000 instructions per core; both cores unless one is
-//! named, e.g. for `perf stat`).
+//! named, e.g. for `perf stat`; `chunked` runs ours in calls of T T-states,
+//! default 228 = one Mega Drive line, to show the per-call cost).
 
 use std::time::Instant;
 
@@ -162,6 +163,34 @@ fn main() {
         .map(|s| s.parse().expect("STEPS must be a number"))
         .unwrap_or(20_000_000);
     let only = std::env::args().nth(2).unwrap_or_default();
+    if only == "chunked" {
+        // Many short `run_until` calls, like the Mega Drive's catch-up at
+        // every line (3,420 mclk / 15 = 228 T, md-timing.md), instead of
+        // one long one: measures the per-call cost.
+        let chunk: u64 = std::env::args()
+            .nth(3)
+            .map(|s| s.parse().expect("CHUNK must be a number of T-states"))
+            .unwrap_or(228);
+        let t0 = Instant::now();
+        let mut z = ours::Z80::new();
+        z.pc = 0x100;
+        z.sp = 0x1F00;
+        let mut bus = OurBus(memory());
+        let end = budget(steps);
+        let mut t = 0;
+        while t < end {
+            t += chunk;
+            z.run_until(&mut bus, t);
+        }
+        let s = t0.elapsed().as_secs_f64();
+        println!(
+            "ours, calls of {chunk} T: about {steps} instructions, {} T-states, {:.3} s, {:.1} M instr/s",
+            z.tstates,
+            s,
+            steps as f64 / 1e6 / s
+        );
+        return;
+    }
     if only == "ours" || only == "rustzx" {
         let t0 = Instant::now();
         let t = if only == "ours" {

@@ -66,6 +66,16 @@ pub trait Bus {
     fn write_io(&mut self, _port: u16, _value: u8, _t: &mut u64) {}
     /// Level of the /INT line (true = asserted).
     fn int_line(&self) -> bool;
+    /// The byte at `addr` when fetching or reading it is plain memory: no
+    /// side effect on the bus (its state, [`Bus::int_line`], any log) and
+    /// no wait state; `None` otherwise. [`Z80::run_until`] uses it to pass
+    /// over idle loops (`HALT`, `JR $`, `JP $`) without making those
+    /// accesses one by one. By default nothing can be peeked (every access
+    /// is made).
+    #[inline(always)]
+    fn peek(&self, _addr: u16) -> Option<u8> {
+        None
+    }
     /// Byte on the data bus during the interrupt acknowledge (IM 2 vector
     /// low byte). Mode 0 always executes `RST 38h`, i.e. assumes 0xFF.
     #[inline(always)]
@@ -627,13 +637,69 @@ impl Z80 {
     /// Run steps until the T-state counter reaches `until`. The registers
     /// live in a local copy meanwhile, so the compiler can keep the hot ones
     /// (PC, T-states, ...) in host registers.
+    ///
+    /// A CPU that starts the call idle (halted, or on `JR $` / `JP $`) with
+    /// no interrupt to accept and code the bus lets it [`Bus::peek`] jumps
+    /// to the end of the call in one go: same T-states, R, MEMPTR and Q as
+    /// stepping there (see `skip_idle`).
     #[inline]
     pub fn run_until<Bs: Bus>(&mut self, bus: &mut Bs, until: u64) {
         let mut cpu = self.clone();
+        if cpu.tstates < until {
+            cpu.skip_idle(bus, until);
+        }
         while cpu.tstates < until {
             cpu.step(bus);
         }
         *self = cpu;
+    }
+
+    /// Pass over the idle loop at PC up to `until`, if there is one:
+    /// `HALT` while halted (each pass re-fetches the HALT opcode: one M1
+    /// cycle, 4 T, Zilog UM0080), `JR $` (18 FE: 4 + 3 + 5 = 12 T, UM0080
+    /// "JR e") or `JP $` (C3 nn with nn = PC: 4 + 3 + 3 = 10 T, UM0080
+    /// "JP nn"). Only when stepping would take no interrupt (IFF1 clear or
+    /// /INT high; the line cannot change during these passes since they make
+    /// no bus access that has an effect) and no prefix or EI/DI delay is
+    /// pending. Every pass starts as many T-states later as it lasts, so the
+    /// steps that `run_until` would make are the passes starting before
+    /// `until`: n = ceil((until - now) / period). Each pass has one M1 (R + 1),
+    /// writes no flags (Q: 0, the previous Q moves to "last" once), and a
+    /// jump sets MEMPTR to its target, PC itself.
+    #[inline]
+    fn skip_idle<Bs: Bus>(&mut self, bus: &mut Bs, until: u64) {
+        if self.int_blocked || self.prefix != 0 || (self.iff1 && bus.int_line()) {
+            return;
+        }
+        let pc = self.pc;
+        let Some(op) = bus.peek(pc) else {
+            return;
+        };
+        let period = if self.halted {
+            if op != 0x76 {
+                return;
+            }
+            T_M1
+        } else if op == 0x18 && bus.peek(pc.wrapping_add(1)) == Some(0xFE) {
+            T_M1 + T_MEM + 5
+        } else if op == 0xC3
+            && bus.peek(pc.wrapping_add(1)) == Some(pc as u8)
+            && bus.peek(pc.wrapping_add(2)) == Some((pc >> 8) as u8)
+        {
+            T_M1 + 2 * T_MEM
+        } else {
+            return;
+        };
+        let n = (until - self.tstates).div_ceil(period);
+        self.tstates += n * period;
+        // R counts M1 cycles modulo 128 (bit 7 kept apart): adding n mod 256
+        // to the counter is n single increments.
+        self.rc = self.rc.wrapping_add(n as u8);
+        self.last_q = if n == 1 { self.q } else { 0 };
+        self.q = 0;
+        if !self.halted {
+            self.memptr = pc;
+        }
     }
 
     /// Start of an instruction: Q moves to "previous", the new Q is 0

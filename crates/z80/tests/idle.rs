@@ -1,0 +1,218 @@
+//! The idle-loop pass-over of `Z80::run_until` (HALT, `JR $`, `JP $` on
+//! peekable memory) against plain stepping: the same programs run twice, once
+//! on a bus that lets the core peek (the fast path) and once on one that does
+//! not (every pass fetched), in the same series of `run_until` calls with the
+//! interrupt line raised and dropped between calls. After every call the
+//! whole CPU state (registers, R, MEMPTR, Q, IFFs, T-states) and memory must
+//! be equal, and so must every bus access outside the idle instruction's own
+//! bytes, with its T-state.
+
+use retroprof_z80::{Bus, Z80};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Access {
+    Fetch(u16, u64),
+    Read(u16, u64),
+    Write(u16, u8, u64),
+}
+
+struct LogBus {
+    mem: Vec<u8>,
+    peekable: bool,
+    int: bool,
+    log: Vec<Access>,
+}
+
+impl LogBus {
+    fn new(prog: &[(u16, &[u8])], peekable: bool) -> LogBus {
+        let mut mem = vec![0u8; 0x10000];
+        for (at, bytes) in prog {
+            mem[*at as usize..*at as usize + bytes.len()].copy_from_slice(bytes);
+        }
+        LogBus {
+            mem,
+            peekable,
+            int: false,
+            log: Vec::new(),
+        }
+    }
+}
+
+impl Bus for LogBus {
+    fn read(&mut self, addr: u16, t: &mut u64) -> u8 {
+        self.log.push(Access::Read(addr, *t));
+        self.mem[addr as usize]
+    }
+    fn fetch(&mut self, addr: u16, t: &mut u64) -> u8 {
+        self.log.push(Access::Fetch(addr, *t));
+        self.mem[addr as usize]
+    }
+    fn write(&mut self, addr: u16, value: u8, t: &mut u64) {
+        self.log.push(Access::Write(addr, value, *t));
+        self.mem[addr as usize] = value;
+    }
+    fn int_line(&self) -> bool {
+        self.int
+    }
+    fn peek(&self, addr: u16) -> Option<u8> {
+        self.peekable.then(|| self.mem[addr as usize])
+    }
+}
+
+/// Call lengths (T-states) from a small xorshift, 1..=max.
+fn chunks(n: usize, max: u64, seed: u64) -> Vec<u64> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            1 + x % max
+        })
+        .collect()
+}
+
+/// Run `prog` both ways in the same calls; `int_calls` says in which calls
+/// /INT is asserted. `idle` is the address range of the idle instruction
+/// (its accesses are the ones the fast path leaves out). Returns how many
+/// accesses to the idle bytes each run made (fast, stepped).
+fn both_ways(
+    prog: &[(u16, &[u8])],
+    calls: &[u64],
+    int_calls: impl Fn(usize) -> bool,
+    idle: std::ops::Range<u16>,
+) -> (usize, usize) {
+    let mut fast = (Z80::new(), LogBus::new(prog, true));
+    let mut slow = (Z80::new(), LogBus::new(prog, false));
+    let mut until = 0;
+    for (i, len) in calls.iter().enumerate() {
+        until += len;
+        for (z, bus) in [&mut fast, &mut slow] {
+            bus.int = int_calls(i);
+            z.run_until(bus, until);
+        }
+        assert_eq!(fast.0, slow.0, "CPU state after call {i} (until {until})");
+        assert_eq!(fast.0.r(), slow.0.r());
+        assert!(fast.1.mem == slow.1.mem, "memory after call {i}");
+    }
+    let addr = |a: &Access| match *a {
+        Access::Fetch(x, _) | Access::Read(x, _) | Access::Write(x, _, _) => x,
+    };
+    let outside = |log: &[Access]| -> Vec<Access> {
+        log.iter()
+            .filter(|a| !idle.contains(&addr(a)))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(outside(&fast.1.log), outside(&slow.1.log), "bus accesses");
+    let inside = |log: &[Access]| log.iter().filter(|a| idle.contains(&addr(a))).count();
+    (inside(&fast.1.log), inside(&slow.1.log))
+}
+
+/// IM 1 handler at 0x38: store R and the count of interrupts, return to the
+/// idle loop with interrupts enabled again.
+const HANDLER: &[u8] = &[
+    0xF5, // push af
+    0xED, 0x5F, // ld a,r
+    0x32, 0x00, 0x20, // ld (2000),a
+    0x3A, 0x01, 0x20, // ld a,(2001)
+    0x3C, // inc a
+    0x32, 0x01, 0x20, // ld (2001),a
+    0xF1, // pop af
+    0xFB, // ei
+    0xC9, // ret
+];
+
+#[test]
+fn halt_with_interrupts_matches_stepping() {
+    // 0000: ld sp,8000 ; im 1 ; ei ; 0006: halt ; ld hl,(2002) ; inc hl ;
+    //       ld (2002),hl ; jr 0006
+    let main: &[u8] = &[
+        0x31, 0x00, 0x80, 0xED, 0x56, 0xFB, 0x76, 0x2A, 0x02, 0x20, 0x23, 0x22, 0x02, 0x20, 0x18,
+        0xF6,
+    ];
+    for seed in [1, 7, 99] {
+        let calls = chunks(3000, 700, seed);
+        // /INT for one call in 17 (like the Mega Drive's one line per frame).
+        let (fast, slow) = both_ways(&[(0, main), (0x38, HANDLER)], &calls, |i| i % 17 == 5, 6..7);
+        assert!(fast * 10 < slow, "fast path not taken: {fast} vs {slow}");
+    }
+}
+
+#[test]
+fn jr_self_with_interrupts_matches_stepping() {
+    // 0000: ld sp,8000 ; im 1 ; ei ; 0006: jr 0006
+    let main: &[u8] = &[0x31, 0x00, 0x80, 0xED, 0x56, 0xFB, 0x18, 0xFE];
+    for seed in [3, 11] {
+        let calls = chunks(3000, 500, seed);
+        let (fast, slow) = both_ways(&[(0, main), (0x38, HANDLER)], &calls, |i| i % 13 == 2, 6..8);
+        assert!(fast * 10 < slow, "fast path not taken: {fast} vs {slow}");
+    }
+}
+
+#[test]
+fn jp_self_and_halt_with_interrupts_disabled() {
+    // di ; 0001: jp 0001 (never left; R wraps many times).
+    let jp: &[u8] = &[0xF3, 0xC3, 0x01, 0x00];
+    let calls = chunks(500, 20_000, 5);
+    let (fast, slow) = both_ways(&[(0, jp)], &calls, |i| i % 3 == 0, 1..4);
+    assert!(fast * 10 < slow);
+    // di ; halt: /INT asserted is ignored with IFF1 clear.
+    let halt: &[u8] = &[0xF3, 0x76];
+    let (fast, slow) = both_ways(&[(0, halt)], &calls, |i| i % 2 == 0, 1..2);
+    assert!(fast * 10 < slow);
+}
+
+#[test]
+fn short_calls_and_not_idle_code() {
+    // Calls of 1..6 T (the pass-over often covers a single pass, Q's
+    // "previous" handling) and a loop that only looks idle: jr to the
+    // instruction before (not `JR $`) must be stepped.
+    let main: &[u8] = &[
+        0x31, 0x00, 0x80, 0xED, 0x56, 0xFB, 0x37, // scf (Q = flags)
+        0x76, // 0007: halt
+        0x00, 0x18, 0xFD, // nop ; jr 0008
+    ];
+    let calls = chunks(4000, 6, 21);
+    both_ways(
+        &[(0, main), (0x38, HANDLER)],
+        &calls,
+        |i| i % 50 == 10,
+        7..8,
+    );
+}
+
+#[test]
+fn jr_self_right_after_a_flag_write() {
+    // The idle `JR $` entered straight after `OR A` (Q = flags), with calls
+    // so short that the pass-over often covers one pass: Q moves to
+    // "previous" exactly once. The handler drops its return address and
+    // re-enters through the `OR A`.
+    let main: &[u8] = &[0x31, 0x00, 0x80, 0xED, 0x56, 0xFB, 0xB7, 0x18, 0xFE];
+    let handler: &[u8] = &[
+        0xE1, // pop hl
+        0xED, 0x5F, // ld a,r
+        0x32, 0x00, 0x20, // ld (2000),a
+        0xFB, // ei
+        0xC3, 0x06, 0x00, // jp 0006
+    ];
+    for seed in [2, 9, 40] {
+        let calls = chunks(4000, 16, seed);
+        let (fast, slow) = both_ways(&[(0, main), (0x38, handler)], &calls, |i| i % 4 == 1, 7..9);
+        assert!(fast < slow, "fast path not taken: {fast} vs {slow}");
+    }
+}
+
+#[test]
+fn no_peek_means_every_access() {
+    // The default `peek` (None) keeps the old behaviour: every HALT pass
+    // is fetched.
+    let mut bus = LogBus::new(&[(0, &[0xF3, 0x76][..])], false);
+    let mut z = Z80::new();
+    z.run_until(&mut bus, 4 * 101);
+    // di, then 100 HALT fetches.
+    assert_eq!(bus.log.len(), 101);
+    assert_eq!(z.tstates, 404);
+    assert_eq!(z.r(), 101);
+    assert!(z.halted);
+}
