@@ -252,6 +252,13 @@ impl Cpu {
         if self.halted {
             return 0;
         }
+        // `step` never runs the polling-loop fast path: forget a loop head
+        // a branch marked (here or in `run_until`), so `attend` neither
+        // runs the loop nor is called for it.
+        if self.poll_head != crate::poll::NO_POLL {
+            self.poll_head = crate::poll::NO_POLL;
+            self.update_attention();
+        }
         let start = self.cycles;
         let mut cx = Ctx {
             c: self,
@@ -259,13 +266,6 @@ impl Cpu {
             o: obs,
         };
         cx.step(u64::MAX);
-        // `step` never runs the polling-loop fast path: drop a loop head
-        // the instruction marked, so the next step does not take the slow
-        // `attend` call for it.
-        if cx.c.poll_head != crate::poll::NO_POLL {
-            cx.c.poll_head = crate::poll::NO_POLL;
-            cx.c.update_attention();
-        }
         (cx.c.cycles - start) as u32
     }
 
@@ -287,7 +287,7 @@ impl Cpu {
                 if cx.c.halted {
                     return Stop::Halted;
                 }
-                if cx.attend(target, true) {
+                if cx.attend(target) {
                     continue;
                 }
                 if cx.c.sr & T_BIT != 0 {
@@ -310,14 +310,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// pending trace or interrupt entry, or a STOP wait. Returns true when
     /// it used up the step.
     #[inline(never)]
-    fn attend(&mut self, target: u64, poll: bool) -> bool {
-        let used = self.attend_inner(target, poll);
+    fn attend(&mut self, target: u64) -> bool {
+        let used = self.attend_inner(target);
         self.c.update_attention();
         used
     }
 
     #[inline(always)]
-    fn attend_inner(&mut self, target: u64, poll: bool) -> bool {
+    fn attend_inner(&mut self, target: u64) -> bool {
         if self.c.trace_pending {
             self.c.trace_pending = false;
             self.trace_exception();
@@ -350,7 +350,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         }
         if self.c.poll_head != crate::poll::NO_POLL {
             let head = std::mem::replace(&mut self.c.poll_head, crate::poll::NO_POLL);
-            if poll && head == self.c.pc.wrapping_sub(4) && self.c.sr & T_BIT == 0 {
+            if head == self.c.pc.wrapping_sub(4) && self.c.sr & T_BIT == 0 {
                 return self.poll_loop(head, target);
             }
         }
@@ -361,7 +361,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
     /// instruction followed by its boundary.
     #[inline(always)]
     fn step(&mut self, target: u64) {
-        if self.c.attention && self.attend(target, false) {
+        if self.c.attention && self.attend(target) {
             return;
         }
         if self.c.sr & T_BIT != 0 {

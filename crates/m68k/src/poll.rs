@@ -161,7 +161,6 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let btst_at = l.head.wrapping_add(l.move_len);
         let bcc_at = btst_at.wrapping_add(4);
         let m = (l.move_len / 2) as usize;
-        let move_cycles = 4 * l.ext as u64 + 8;
         // The last word fetched before the operand read: the word after the
         // MOVE (the BTST opcode), whatever the addressing mode.
         let bus_word = l.words[m];
@@ -179,7 +178,8 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             bit: l.bit,
             continue_if: !l.while_zero,
             read_offset: 4 * l.ext as u64,
-            cycles: [move_cycles, BTST_IMM_DN_CYCLES, BCC_TAKEN_CYCLES],
+            // MOVE: 8 + 4 per source extension word (UM table 8-4).
+            cycles: [4 * l.ext as u64 + 8, BTST_IMM_DN_CYCLES, BCC_TAKEN_CYCLES],
         };
         // Whole passes may be skipped when the observer takes them in bulk.
         let skip = self.o.accepts_poll_passes(&pcs);
@@ -192,7 +192,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             let t0 = self.c.cycles;
             let Some(v) = self
                 .b
-                .poll_read(l.addr, l.size, fc, t0 + 4 * l.ext as u64, bus_word)
+                .poll_read(l.addr, l.size, fc, t0 + pass.read_offset, bus_word)
             else {
                 if !ran {
                     // The bus does not offer this read (e.g. a RAM flag):
@@ -214,7 +214,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.c.ird = l.words[m];
             self.c.irc = l.words[m + 1];
             self.c.pc = btst_at.wrapping_add(4);
-            self.c.cycles = t0 + move_cycles;
+            self.c.cycles = t0 + pass.cycles[0];
             self.boundary(t0, Some(l.head));
             let exits = ((v >> l.bit) & 1 == 0) != l.while_zero;
             if exits || self.c.attention || self.c.cycles >= target {
@@ -229,7 +229,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.c.ird = l.words[m + 2];
             self.c.irc = l.words[m + 3];
             self.c.pc = bcc_at.wrapping_add(4);
-            self.c.cycles = t1 + BTST_IMM_DN_CYCLES;
+            self.c.cycles = t1 + pass.cycles[1];
             self.boundary(t1, Some(btst_at));
             if self.c.attention || self.c.cycles >= target {
                 return true;
@@ -241,7 +241,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.c.ird = l.words[0];
             self.c.irc = l.words[1];
             self.c.pc = l.head.wrapping_add(4);
-            self.c.cycles = t2 + BCC_TAKEN_CYCLES;
+            self.c.cycles = t2 + pass.cycles[2];
             self.boundary(t2, Some(bcc_at));
             if self.c.attention || self.c.cycles >= target {
                 return true;

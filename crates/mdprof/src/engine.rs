@@ -693,13 +693,14 @@ impl MdObserver for Profiler {
 
     fn poll_passes(
         &mut self,
-        pcs: &[u32; 3],
+        _pcs: &[u32; 3],
         mclk: &[u64; 3],
         refresh: &[u64; 3],
         _passes: u64,
         _clock: &Clock,
     ) {
-        let a = self.attr.id(pcs[0]);
+        // `accepts_poll_passes` checked that every PC is in `cur_attr`.
+        let a = self.cur_attr;
         let t: u64 = mclk.iter().sum();
         self.mclk[a as usize] += t;
         self.last_attr = a;

@@ -200,15 +200,20 @@ impl Hw {
         self.update_check();
     }
 
+    /// The first CPU cycle at which the next line event is due:
+    /// mclk(now) >= next_event  <=>  now >= ceil((next_event - base) / 7).
+    #[inline]
+    fn next_event_cycle(&self) -> u64 {
+        self.next_event
+            .saturating_sub(self.base)
+            .div_ceil(M68K_DIVIDER)
+    }
+
     /// Recompute [`Hw::check_at`] from the next event (mclk), the refresh
     /// due time and the Z80's pending stall.
     #[inline]
     fn update_check(&mut self) {
-        // mclk(now) >= next_event  <=>  now >= ceil((next_event - base) / 7).
-        let event = self
-            .next_event
-            .saturating_sub(self.base)
-            .div_ceil(M68K_DIVIDER);
+        let event = self.next_event_cycle();
         self.check_at = if self.z80.m68k_stall != 0 {
             0
         } else {
@@ -771,10 +776,7 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
     fn next_event(&mut self, _now: u64) -> u64 {
         // STOP: wake at the next line event (the only times the interrupt
         // level can change without the CPU).
-        self.hw
-            .next_event
-            .saturating_sub(self.hw.base)
-            .div_ceil(M68K_DIVIDER)
+        self.hw.next_event_cycle()
     }
 
     fn program_word(&mut self, addr: u32) -> Option<u16> {
@@ -829,11 +831,7 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
         // (every line start and VINT are events), and boundaries before it
         // only charge refresh: both checks use this one limit (CPU cycles;
         // see `update_check`).
-        let event = self
-            .hw
-            .next_event
-            .saturating_sub(self.hw.base)
-            .div_ceil(M68K_DIVIDER);
+        let event = self.hw.next_event_cycle();
         if event <= now + p.read_offset
             || self
                 .hw
@@ -843,14 +841,14 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
         {
             return s;
         }
-        let mut due = self.hw.refresh.due;
+        let mut refresh = self.hw.refresh;
         let mut last_boundary = now;
         let pass_len: u64 = p.cycles.iter().sum();
         let stop = event.min(limit);
         'pass: loop {
             // Whole passes before the next refresh penalty: their boundaries
             // charge nothing, so they end at multiples of the pass length.
-            let free_end = due.min(stop);
+            let free_end = refresh.due.min(stop);
             if free_end > s.end + pass_len {
                 let k = (free_end - s.end - 1) / pass_len;
                 s.passes += k;
@@ -860,7 +858,7 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
             // Then one pass instruction by instruction (a refresh falls in
             // it, or it is the last).
             let mut t = s.end;
-            let mut d = due;
+            let mut r = refresh;
             let mut extra = [0u64; 3];
             let mut lb = last_boundary;
             for (i, c) in p.cycles.iter().enumerate() {
@@ -868,13 +866,7 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
                 if b >= event {
                     break 'pass;
                 }
-                // The refresh rule of `Refresh::at_boundary`.
-                let x = if b >= d {
-                    d = b + crate::timing::REFRESH_INTERVAL_CYCLES;
-                    crate::timing::REFRESH_PENALTY_CYCLES as u64
-                } else {
-                    0
-                };
+                let x = r.at_boundary(b) as u64;
                 lb = b;
                 t = b + x;
                 extra[i] = x;
@@ -884,14 +876,14 @@ impl<O: MdObserver> Bus for Bus68k<'_, O> {
             }
             s.passes += 1;
             s.end = t;
-            due = d;
+            refresh = r;
             last_boundary = lb;
             for (e, x) in s.extra.iter_mut().zip(extra) {
                 *e += x;
             }
         }
         if s.passes != 0 {
-            self.hw.refresh.due = due;
+            self.hw.refresh = refresh;
             self.hw.update_check();
             self.hw.counters.vdp_reads += s.passes;
             self.clock.cpu_cycles.set(last_boundary);

@@ -419,12 +419,15 @@ impl Vdp {
         // sprite table only when the status is read, once per frame; set
         // once the beam has passed the line, cleared by the read.
         self.update_sprite_flags();
-        let passed = |l: Option<u16>| l.is_some_and(|l| line >= self.geom.active || l < line);
-        if passed(self.sprites.overflow_line) && !self.sprites.overflow_read {
+        if self.sprite_flag_due(line, self.sprites.overflow_line, self.sprites.overflow_read) {
             s |= 0x0040;
             self.sprites.overflow_read = true;
         }
-        if passed(self.sprites.collision_line) && !self.sprites.collision_read {
+        if self.sprite_flag_due(
+            line,
+            self.sprites.collision_line,
+            self.sprites.collision_read,
+        ) {
             s |= 0x0020;
             self.sprites.collision_read = true;
         }
@@ -434,7 +437,7 @@ impl Vdp {
         // VBlank: from the first VBlank line until the start of the frame's
         // last line (genvdp.txt: cleared at V counter 0xFF in NTSC), and
         // always while the display is disabled.
-        if (line >= self.geom.active && line + 1 < self.geom.lines) || !self.display_enabled() {
+        if self.blank_line(line) {
             s |= 0x0008;
         }
         let (hb0, hb1) = if self.h40() { HBLANK_H40 } else { HBLANK_H32 };
@@ -464,13 +467,24 @@ impl Vdp {
             return None;
         }
         let (line, _) = self.position(now);
-        let passed = |l: Option<u16>| l.is_some_and(|l| line >= self.geom.active || l < line);
-        if (passed(self.sprites.overflow_line) && !self.sprites.overflow_read)
-            || (passed(self.sprites.collision_line) && !self.sprites.collision_read)
+        if self.sprite_flag_due(line, self.sprites.overflow_line, self.sprites.overflow_read)
+            || self.sprite_flag_due(
+                line,
+                self.sprites.collision_line,
+                self.sprites.collision_read,
+            )
         {
             return None;
         }
-        Some((line >= self.geom.active && line + 1 < self.geom.lines) || !self.display_enabled())
+        Some(self.blank_line(line))
+    }
+
+    /// Whether a status read on `line` reports a sprite flag found on
+    /// `flag_line`: once the beam has passed that line (or in VBlank), and
+    /// only if no read has reported it yet.
+    #[inline]
+    fn sprite_flag_due(&self, line: u16, flag_line: Option<u16>, read: bool) -> bool {
+        !read && flag_line.is_some_and(|l| line >= self.geom.active || l < line)
     }
 
     /// Status without side effects (for observers and tests).
