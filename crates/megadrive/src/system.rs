@@ -559,6 +559,10 @@ impl<O: MdObserver> Bus68k<'_, O> {
             _ => DmaBandwidth::ToCramVsram,
         };
         let span = self.hw.vdp.schedule_dma(m, words as u64 * 2, kind);
+        // The Z80 runs up to the DMA's start with the 68000 bus free, and
+        // then meets the DMA's window if it reaches for the 68000 bus.
+        self.hw.catch_up_z80(m);
+        self.hw.z80.set_m68k_bus_busy(span.start, span.end);
         let cycles = (span.end - m).div_ceil(M68K_DIVIDER) as u32;
         self.stall
             .add(&self.stall.freeze, cycles * M68K_DIVIDER as u32);

@@ -36,6 +36,12 @@ pub struct Z80Sys {
     pub m68k_stall: u64,
     /// Z80 accesses to the 68000 bus so far.
     pub bank_accesses: u64,
+    /// Z80 accesses to the 68000 bus that waited for a 68000 -> VDP DMA.
+    pub dma_waits: u64,
+    /// mclk window `[start, end)` in which a 68000 -> VDP DMA owns the
+    /// 68000 bus (the latest one; a new DMA can only start after the 68000
+    /// is released, and the Z80 is caught up to its start first).
+    pub m68k_bus_busy: (u64, u64),
 }
 
 /// The Z80 after /RESET (retroprof-z80 `Z80::reset`).
@@ -68,6 +74,8 @@ impl Z80Sys {
             psg_writes: 0,
             m68k_stall: 0,
             bank_accesses: 0,
+            dma_waits: 0,
+            m68k_bus_busy: (0, 0),
         }
     }
 
@@ -96,6 +104,8 @@ impl Z80Sys {
             psg: 0,
             stall: 0,
             bank_count: 0,
+            busy: self.m68k_bus_busy,
+            dma_waits: 0,
         };
         let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
         // The core's T-state counter is relative to this call's start.
@@ -107,6 +117,13 @@ impl Z80Sys {
         self.psg_writes += bus.psg;
         self.m68k_stall += bus.stall;
         self.bank_accesses += bus.bank_count;
+        self.dma_waits += bus.dma_waits;
+    }
+
+    /// A 68000 -> VDP DMA owns the 68000 bus from `start` to `end` (mclk):
+    /// a Z80 access to the 68000 bus in that window waits for its end.
+    pub fn set_m68k_bus_busy(&mut self, start: u64, end: u64) {
+        self.m68k_bus_busy = (start, end);
     }
 
     /// RESET line change (0xA11200 bit 0: 0 = hold in reset).
@@ -170,6 +187,8 @@ struct Z80Ctx<'a> {
     psg: u64,
     stall: u64,
     bank_count: u64,
+    busy: (u64, u64),
+    dma_waits: u64,
 }
 
 impl Z80Ctx<'_> {
@@ -178,7 +197,17 @@ impl Z80Ctx<'_> {
     #[inline]
     fn bank_access(&mut self, t: u64) -> u64 {
         // md-timing.md: about +3 Z80 cycles.
-        let wait = Z80_BANK_WAIT_TSTATES as u64;
+        let mut wait = Z80_BANK_WAIT_TSTATES as u64;
+        // While a 68000 -> VDP DMA runs, the VDP is the 68000 bus's master
+        // (the 68000 itself is halted: md-timing.md, DMA), so a Z80 access
+        // to that bus waits until the transfer releases it. GPGX holds the
+        // Z80 to the DMA end the same way (fact from its Z80 bank access
+        // handler).
+        let at = self.now(t);
+        if at >= self.busy.0 && at < self.busy.1 {
+            wait += (self.busy.1 - at).div_ceil(Z80_DIVIDER);
+            self.dma_waits += 1;
+        }
         let now = self.now(t + wait);
         self.stall += z80_bank_m68k_stall_mclk(now);
         self.bank_count += 1;
@@ -343,6 +372,48 @@ mod tests {
         let pc = z.cpu.pc;
         z.run_until(40_000, &c, &mut wram);
         assert_eq!(z.cpu.pc, pc);
+    }
+
+    #[test]
+    fn bank_access_waits_for_a_68000_dma() {
+        // 0000: ld a,(0x8123) ; ld (0x1000),a ; halt   (bank 1)
+        let prog = [0x3A, 0x23, 0x81, 0x32, 0x00, 0x10, 0x76];
+        let run = |busy: Option<(u64, u64)>| {
+            let c = cart();
+            let mut wram = [0u8; 0x10000];
+            let mut z = Z80Sys::new();
+            z.ram[..prog.len()].copy_from_slice(&prog);
+            z.m68k_write(0x6000, 1, 0);
+            for _ in 0..8 {
+                z.m68k_write(0x6000, 0, 0);
+            }
+            z.set_reset(false, 1_000);
+            if let Some((s, e)) = busy {
+                z.set_m68k_bus_busy(s, e);
+            }
+            // Stop right after the load's data read (13 T + 3 T wait),
+            // before the store.
+            z.run_until(1_000 + 15 * 13, &c, &mut wram);
+            z
+        };
+        let free = run(None);
+        assert_eq!(free.dma_waits, 0);
+        // The data read comes after the 10 T of the opcode and address
+        // fetches, so at 1,150-1,195 mclk. A DMA window over it holds the
+        // read until the window's end, in whole Z80 cycles.
+        let held = run(Some((1_100, 5_000)));
+        assert_eq!(held.dma_waits, 1);
+        assert_eq!(held.ram[0x1000], 0);
+        assert!(held.clock >= 5_000 + 3 * 15, "{}", held.clock);
+        let lost = held.clock - free.clock;
+        assert_eq!(lost % 15, 0);
+        assert!(
+            (5_000 - 1_195..5_000 - 1_150 + 15).contains(&lost),
+            "{lost}"
+        );
+        // A window that ended before the read changes nothing.
+        let after = run(Some((100, 1_150)));
+        assert_eq!((after.dma_waits, after.clock), (0, free.clock));
     }
 
     /// Z80 RAM only, no peeking: the core steps every idle pass.
