@@ -100,7 +100,7 @@ pub use colour::{cram_to_rgb, cram_to_rgb_with, Intensity, LEVEL_G, LEVEL_RB};
 pub use image::{decode_png, encode_png, read_png, write_png, Image, RenderError};
 pub use sprites::{sprite_line_status, SpriteLineStatus};
 
-use sprites::SpriteScratch;
+pub(crate) use sprites::{FrameSprites, SpriteScratch};
 
 /// The VDP state the renderer reads, borrowed from the console.
 ///

@@ -15,7 +15,7 @@
 //! timebase. The VDP knows where its frame started ([`Vdp::begin_frame`]) and
 //! derives line and position from that.
 
-use crate::render::{sprite_line_status, VdpSnapshot};
+use crate::render::{FrameSprites, Mode, SpriteScratch, VdpSnapshot};
 use crate::timing::{
     dma_bytes_per_line, h_counter, v_counter, DmaBandwidth, FrameGeometry, FIFO_DEPTH,
     FIFO_SLOTS_CRAM, FIFO_SLOTS_VRAM, FILL_START_DELAY_BYTES, HBLANK_H32, HBLANK_H40,
@@ -374,8 +374,14 @@ impl Vdp {
                 idx = link;
             }
             // Only lines with two or more sprites can overflow or collide:
-            // ask the renderer's sprite evaluator for the exact answer there.
+            // ask the renderer's sprite evaluator for the exact answer there
+            // (one walk of the table gives every line's sprites).
             let snap = self.snapshot();
+            let m = Mode::decode(snap.regs);
+            let mut frame = FrameSprites::new();
+            frame.scan(&snap, &m, active);
+            let mut scratch = SpriteScratch::new();
+            let mut buf = [0u8; 320];
             for (line, &c) in counts[..active].iter().enumerate() {
                 if c < 2 {
                     continue;
@@ -384,7 +390,7 @@ impl Vdp {
                     break;
                 }
                 let (ov, col) = if c > per_line || c >= 2 {
-                    sprite_line_status(&snap, line as u16)
+                    frame.line_status(&snap, &m, line, &mut scratch, &mut buf)
                 } else {
                     (false, false)
                 };

@@ -45,7 +45,7 @@ pub struct SpriteLineStatus {
     pub sprites: u8,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct LineSprite {
     /// Raw 9-bit x.
     x: u16,
@@ -134,10 +134,21 @@ impl SpriteScratch {
             if !masked && !overlap {
                 let x0 = (s.x as i32 - 128).max(0);
                 let x1 = (s.x as i32 - 128 + cells as i32 * 8).min(width);
-                for x in x0..x1 {
-                    let (w, bit) = ((x >> 6) as usize, 1u64 << (x & 63));
-                    overlap |= covered[w] & bit != 0;
-                    covered[w] |= bit;
+                // Pixels x0..x1 as bit masks, one 64-pixel word at a time.
+                let mut x = x0.max(0) as usize;
+                let end = x1.max(0) as usize;
+                while x < end {
+                    let w = x >> 6;
+                    let stop = end.min((w + 1) << 6);
+                    let n = stop - x;
+                    let mask = if n == 64 {
+                        !0u64
+                    } else {
+                        ((1u64 << n) - 1) << (x & 63)
+                    };
+                    overlap |= covered[w] & mask != 0;
+                    covered[w] |= mask;
+                    x = stop;
                 }
             }
             if cut {
@@ -260,6 +271,126 @@ pub fn sprite_line_status(v: &VdpSnapshot, line: u16) -> (bool, bool) {
     (st.overflow, st.collision)
 }
 
+/// Lines [`FrameSprites`] covers (the status computation asks for active
+/// lines only: at most 240).
+const FRAME_LINES: usize = 256;
+
+/// Every line's sprite list from one walk of the sprite table: for each
+/// line, the entries [`SpriteScratch::scan`] would find there (link order,
+/// at most the per-line limit) and whether more were found. One walk
+/// instead of one per line keeps the status flags cheap on screens full of
+/// sprites.
+pub(crate) struct FrameSprites {
+    ids: [[u8; 20]; FRAME_LINES],
+    count: [u8; FRAME_LINES],
+    overflow: [bool; FRAME_LINES],
+    lines: usize,
+}
+
+impl FrameSprites {
+    pub(crate) fn new() -> Self {
+        FrameSprites {
+            ids: [[0; 20]; FRAME_LINES],
+            count: [0; FRAME_LINES],
+            overflow: [false; FRAME_LINES],
+            lines: 0,
+        }
+    }
+
+    /// (y mask, y of the screen's top, pixel rows per cell as a shift).
+    fn geometry(m: &Mode) -> (u32, u32, u32) {
+        if m.im2 {
+            (0x3FF, 256, 4)
+        } else {
+            (0x1FF, 128, 3)
+        }
+    }
+
+    /// Walk the table for lines `0..lines` (same line numbering as `scan`).
+    pub(crate) fn scan(&mut self, v: &VdpSnapshot, m: &Mode, lines: usize) {
+        let lines = lines.min(FRAME_LINES);
+        self.lines = lines;
+        self.count[..lines].fill(0);
+        self.overflow[..lines].fill(false);
+        let (ymask, top, cell_shift) = Self::geometry(m);
+        let mut idx = 0usize;
+        for _ in 0..m.sprites_total {
+            let base = m.sat + idx * 8;
+            let y = v.word(base) as u32 & ymask;
+            let size = v.byte(base + 2);
+            let link = (v.byte(base + 3) & 0x7F) as usize;
+            let rows = (((size & 3) + 1) as u32) << cell_shift;
+            // `scan` takes the sprite on line L when (L + top - y) & ymask
+            // is below its height: for each row d that is line
+            // (y + d - top) & ymask.
+            for d in 0..rows {
+                let l = (y + d).wrapping_sub(top) & ymask;
+                let l = l as usize;
+                if l >= lines || self.overflow[l] {
+                    continue;
+                }
+                let c = self.count[l] as usize;
+                if c == m.sprites_per_line {
+                    self.overflow[l] = true;
+                } else {
+                    self.ids[l][c] = idx as u8;
+                    self.count[l] += 1;
+                }
+            }
+            if link == 0 || link >= m.sprites_total {
+                break;
+            }
+            idx = link;
+        }
+    }
+
+    /// Fill `scratch` with `line`'s sprites as `SpriteScratch::scan` would;
+    /// returns its count overflow.
+    fn fill(&self, v: &VdpSnapshot, m: &Mode, line: usize, scratch: &mut SpriteScratch) -> bool {
+        scratch.count = 0;
+        if line >= self.lines {
+            return false;
+        }
+        let (ymask, top, _) = Self::geometry(m);
+        for &id in &self.ids[line][..self.count[line] as usize] {
+            let base = m.sat + id as usize * 8;
+            let y = v.word(base) as u32 & ymask;
+            let size = v.byte(base + 2);
+            scratch.list[scratch.count] = LineSprite {
+                x: v.word(base + 6) & 0x1FF,
+                w: ((size >> 2) & 3) + 1,
+                h: (size & 3) + 1,
+                row: ((line as u32 + top).wrapping_sub(y) & ymask) as u16,
+                attr: v.word(base + 4),
+            };
+            scratch.count += 1;
+        }
+        self.overflow[line]
+    }
+
+    /// (overflow, collision) of `line`, as [`sprite_line_status`] gives
+    /// them, from the scanned lists; `buf` is scratch space of the line's
+    /// width.
+    pub(crate) fn line_status(
+        &self,
+        v: &VdpSnapshot,
+        m: &Mode,
+        line: usize,
+        scratch: &mut SpriteScratch,
+        buf: &mut [u8],
+    ) -> (bool, bool) {
+        if !m.display {
+            return (false, false);
+        }
+        let count_overflow = self.fill(v, m, line, scratch);
+        let (dot_overflow, collision) = match scratch.spans(m, false) {
+            (dot, false) => (dot, false),
+            (_, true) => scratch.draw(v, m, false, buf),
+        };
+        (count_overflow || dot_overflow, collision)
+    }
+}
+
 /// Evaluate the sprites of `line`. With `draw`, `buf` receives the sprite
 /// line; without it `buf` is only scratch space, used when shown sprites
 /// overlap (the collision flag needs their pixels).
@@ -290,5 +421,157 @@ pub(crate) fn status_with(
         overflow: count_overflow || dot_overflow,
         collision,
         sprites: scratch.count as u8,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `spans` pixel by pixel, as the definition reads: a collision needs
+    /// two shown sprite pixels' cells on the same screen x.
+    fn spans_per_pixel(list: &[LineSprite], m: &Mode, prev: bool) -> (bool, bool) {
+        let mut covered = [false; 320];
+        let mut cells_left = m.sprite_cells;
+        let (mut seen_nonzero_x, mut masked, mut overlap) = (false, false, false);
+        for s in list {
+            if s.x == 0 {
+                masked |= seen_nonzero_x || prev;
+            } else {
+                seen_nonzero_x = true;
+            }
+            let cells = (s.w as usize).min(cells_left);
+            cells_left -= cells;
+            if !masked {
+                for c in 0..cells as i32 * 8 {
+                    let x = s.x as i32 - 128 + c;
+                    if (0..m.width as i32).contains(&x) {
+                        overlap |= covered[x as usize];
+                        covered[x as usize] = true;
+                    }
+                }
+            }
+            if cells < s.w as usize {
+                return (true, overlap);
+            }
+        }
+        (false, overlap)
+    }
+
+    #[test]
+    fn frame_walk_finds_what_each_line_scan_finds() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut vram = Box::new([0u8; 0x10000]);
+        let (cram, vsram) = ([0u16; 64], [0u16; 40]);
+        let mut fs = FrameSprites::new();
+        let (mut overflows, mut collisions, mut shown) = (0, 0, 0);
+        for round in 0..400 {
+            let mut regs = [0u8; 24];
+            regs[1] = 0x44;
+            regs[5] = 0x78; // table at 0xF000
+            regs[12] = match round % 3 {
+                0 => 0x81,
+                1 => 0x00,
+                _ => 0x87, // H40, interlace mode 2
+            };
+            let m = Mode::decode(&regs);
+            for b in vram.iter_mut() {
+                *b = next(256) as u8;
+            }
+            // Sprites mostly on screen and tall, so lines fill up; links a
+            // random chain that sometimes ends early or loops.
+            for i in 0..m.sprites_total {
+                let e = m.sat + i * 8;
+                let y = if m.im2 {
+                    200 + next(560)
+                } else {
+                    100 + next(300)
+                };
+                vram[e..e + 2].copy_from_slice(&(y as u16).to_be_bytes());
+                vram[e + 2] = next(16) as u8;
+                vram[e + 3] = if next(40) == 0 {
+                    0
+                } else {
+                    next(m.sprites_total as u64) as u8
+                };
+                let x = 100 + next(360);
+                vram[e + 6..e + 8].copy_from_slice(&(x as u16).to_be_bytes());
+            }
+            let v = VdpSnapshot {
+                vram: &vram,
+                cram: &cram,
+                vsram: &vsram,
+                regs: &regs,
+            };
+            let lines = if m.im2 { 240 } else { 224 };
+            fs.scan(&v, &m, lines);
+            let (mut a, mut b) = (SpriteScratch::new(), SpriteScratch::new());
+            let mut buf = [0u8; 320];
+            for line in 0..lines {
+                let over = a.scan(&v, &m, line as u16);
+                assert_eq!(
+                    fs.fill(&v, &m, line, &mut b),
+                    over,
+                    "round {round} line {line}"
+                );
+                assert_eq!(
+                    &a.list[..a.count],
+                    &b.list[..b.count],
+                    "round {round} line {line}"
+                );
+                let want = sprite_line_status(&v, line as u16);
+                let got = fs.line_status(&v, &m, line, &mut b, &mut buf);
+                assert_eq!(got, want, "round {round} line {line}");
+                overflows += got.0 as u32;
+                collisions += got.1 as u32;
+                shown += (a.count > 0) as u32;
+            }
+        }
+        // The layouts exercise every answer.
+        assert!(overflows > 1_000 && collisions > 1_000 && shown > 10_000);
+    }
+
+    #[test]
+    fn span_masks_match_pixel_by_pixel() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut tried = [0u32; 2];
+        for h40 in [false, true] {
+            let mut regs = [0u8; 24];
+            regs[1] = 0x40; // display on
+            regs[12] = if h40 { 0x81 } else { 0 };
+            let m = Mode::decode(&regs);
+            for _ in 0..20_000 {
+                let mut sc = SpriteScratch::new();
+                sc.count = 1 + next(m.sprites_per_line as u64) as usize;
+                for s in &mut sc.list[..sc.count] {
+                    // Mostly on or near the screen, some at x = 0 (masks).
+                    let x = match next(8) {
+                        0 => 0,
+                        1 => next(512),
+                        _ => 96 + next(m.width as u64 + 48),
+                    };
+                    s.x = x as u16;
+                    s.w = 1 + next(4) as u8;
+                }
+                let prev = next(4) == 0;
+                let got = sc.spans(&m, prev);
+                assert_eq!(got, spans_per_pixel(&sc.list[..sc.count], &m, prev));
+                tried[got.1 as usize] += 1;
+            }
+        }
+        // Both answers occur often enough to mean something.
+        assert!(tried[0] > 1_000 && tried[1] > 1_000, "{tried:?}");
     }
 }
