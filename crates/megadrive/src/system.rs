@@ -988,13 +988,20 @@ impl<O: MdObserver> Observer for ObsAdapter<'_, O> {
         let n = 3 * passes;
         let kept = n.min(RECENT_PCS as u64) as usize;
         let skipped = (n as usize).wrapping_sub(kept);
-        let mut at = self.recent_pos.wrapping_add(skipped);
-        let mut phase = skipped % 3;
-        for _ in 0..kept {
-            self.recent[at % RECENT_PCS] = pcs[phase];
-            at = at.wrapping_add(1);
-            phase = if phase == 2 { 0 } else { phase + 1 };
+        let at = self.recent_pos.wrapping_add(skipped);
+        // Entry k of the kept run is pcs[(skipped + k) % 3]: lay the
+        // 3-periodic run out once, then copy it into the ring (at most two
+        // pieces, as the ring wraps).
+        let phase = skipped % 3;
+        let p = [pcs[phase], pcs[(phase + 1) % 3], pcs[(phase + 2) % 3]];
+        let mut run = [0u32; RECENT_PCS];
+        for c in run.chunks_mut(3) {
+            c.copy_from_slice(&p[..c.len()]);
         }
+        let start = at % RECENT_PCS;
+        let first = kept.min(RECENT_PCS - start);
+        self.recent[start..start + first].copy_from_slice(&run[..first]);
+        self.recent[..kept - first].copy_from_slice(&run[first..kept]);
         *self.recent_pos = self.recent_pos.wrapping_add(n as usize);
         self.stall
             .instructions
