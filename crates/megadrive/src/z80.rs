@@ -216,7 +216,7 @@ impl Z80Ctx<'_> {
     fn read_slow(&mut self, addr: u16, t: u64) -> (u8, u64) {
         // The bank window first: the XGM driver's mixer reads its samples
         // there, by far the most frequent access that gets here.
-        if addr >= 0x8000 || addr < 0x4000 {
+        if !(0x4000..0x8000).contains(&addr) {
             let wait = self.bank_access(t);
             let a = self.m68k_addr(addr);
             let v = if a < 0x400000 {
