@@ -49,7 +49,7 @@ pub const Z80_BANK_WAIT_TSTATES: usize = 3;
 /// while the XGM driver streams samples from ROM match the reference
 /// (vnmd's `VDP_drawText`, `VDP_clearTextBG`).
 #[inline]
-pub fn z80_bank_m68k_stall_mclk(z80_mclk: u64) -> u64 {
+pub const fn z80_bank_m68k_stall_mclk(z80_mclk: u64) -> u64 {
     ((z80_mclk % 7) + 72) / 7 * 7
 }
 

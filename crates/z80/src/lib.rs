@@ -300,24 +300,24 @@ impl Z80 {
     // ---------------------------------------------------------------- access
 
     #[inline(always)]
-    fn rd<Bs: Bus>(&mut self, bus: &mut Bs, a: u16) -> u8 {
-        self.tstates += T_MEM;
-        bus.read(a, &mut self.tstates)
+    fn rd<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, a: u16) -> u8 {
+        *ts += T_MEM;
+        bus.read(a, ts)
     }
     #[inline(always)]
-    fn wr<Bs: Bus>(&mut self, bus: &mut Bs, a: u16, v: u8) {
-        self.tstates += T_MEM;
-        bus.write(a, v, &mut self.tstates)
+    fn wr<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, a: u16, v: u8) {
+        *ts += T_MEM;
+        bus.write(a, v, ts)
     }
     #[inline(always)]
-    fn io_rd<Bs: Bus>(&mut self, bus: &mut Bs, port: u16) -> u8 {
-        self.tstates += T_IO;
-        bus.read_io(port, &mut self.tstates)
+    fn io_rd<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, port: u16) -> u8 {
+        *ts += T_IO;
+        bus.read_io(port, ts)
     }
     #[inline(always)]
-    fn io_wr<Bs: Bus>(&mut self, bus: &mut Bs, port: u16, v: u8) {
-        self.tstates += T_IO;
-        bus.write_io(port, v, &mut self.tstates)
+    fn io_wr<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, port: u16, v: u8) {
+        *ts += T_IO;
+        bus.write_io(port, v, ts)
     }
     /// R increment (one per M1 cycle; the low 7 bits count, bit 7 stays).
     #[inline(always)]
@@ -338,37 +338,37 @@ impl Z80 {
     }
     /// M1: opcode fetch, R increment.
     #[inline(always)]
-    fn fetch_op<Bs: Bus>(&mut self, bus: &mut Bs) -> u8 {
+    fn fetch_op<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u8 {
         let pc = self.pc;
         self.pc = pc.wrapping_add(1);
         self.inc_r();
-        self.tstates += T_M1;
-        bus.fetch(pc, &mut self.tstates)
+        *ts += T_M1;
+        bus.fetch(pc, ts)
     }
     #[inline(always)]
-    fn imm8<Bs: Bus>(&mut self, bus: &mut Bs) -> u8 {
+    fn imm8<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u8 {
         let pc = self.pc;
         self.pc = pc.wrapping_add(1);
-        self.rd(bus, pc)
+        self.rd(bus, ts, pc)
     }
     #[inline(always)]
-    fn imm16<Bs: Bus>(&mut self, bus: &mut Bs) -> u16 {
-        let lo = self.imm8(bus) as u16;
-        let hi = self.imm8(bus) as u16;
+    fn imm16<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u16 {
+        let lo = self.imm8(bus, ts) as u16;
+        let hi = self.imm8(bus, ts) as u16;
         (hi << 8) | lo
     }
     #[inline(always)]
-    fn push<Bs: Bus>(&mut self, bus: &mut Bs, v: u16) {
+    fn push<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, v: u16) {
         self.sp = self.sp.wrapping_sub(1);
-        self.wr(bus, self.sp, (v >> 8) as u8);
+        self.wr(bus, ts, self.sp, (v >> 8) as u8);
         self.sp = self.sp.wrapping_sub(1);
-        self.wr(bus, self.sp, v as u8);
+        self.wr(bus, ts, self.sp, v as u8);
     }
     #[inline(always)]
-    fn pop<Bs: Bus>(&mut self, bus: &mut Bs) -> u16 {
-        let lo = self.rd(bus, self.sp) as u16;
+    fn pop<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u16 {
+        let lo = self.rd(bus, ts, self.sp) as u16;
         self.sp = self.sp.wrapping_add(1);
-        let hi = self.rd(bus, self.sp) as u16;
+        let hi = self.rd(bus, ts, self.sp) as u16;
         self.sp = self.sp.wrapping_add(1);
         (hi << 8) | lo
     }
@@ -447,12 +447,12 @@ impl Z80 {
     /// shape: d read (3 T), 5 internal T-states (Young: `LD r,(IX+d)` is
     /// 4,4,3,5,3).
     #[inline(always)]
-    fn ea<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) -> u16 {
+    fn ea<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u16 {
         if P == 0 {
             self.hl()
         } else {
-            let d = self.rd(bus, self.pc) as i8;
-            self.tstates += 5;
+            let d = self.rd(bus, ts, self.pc) as i8;
+            *ts += 5;
             self.pc = self.pc.wrapping_add(1);
             let a = self.xy::<P>().wrapping_add(d as u16);
             self.memptr = a;
@@ -569,7 +569,7 @@ impl Z80 {
 
     /// Accept the maskable interrupt (IFF1 set, /INT asserted).
     #[inline(always)]
-    fn interrupt<Bs: Bus>(&mut self, bus: &mut Bs) {
+    fn interrupt<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
         self.q = 0;
         if self.halted {
             self.halted = false;
@@ -581,19 +581,19 @@ impl Z80 {
         // The acknowledge M1 cycle comes first, then the pushes (and in IM 2
         // the vector reads): Young, "Interrupts", and Zilog UM0080 figures
         // "Interrupt Request/Acknowledge Cycle" / "Mode 2 Interrupt".
-        self.tstates += T_INT_ACK;
+        *ts += T_INT_ACK;
         let pc = self.pc;
         if self.im == 2 {
             let v = bus.int_vector();
-            self.push(bus, pc);
+            self.push(bus, ts, pc);
             let a = ((self.i as u16) << 8) | v as u16;
-            let lo = self.rd(bus, a) as u16;
-            let hi = self.rd(bus, a.wrapping_add(1)) as u16;
+            let lo = self.rd(bus, ts, a) as u16;
+            let hi = self.rd(bus, ts, a.wrapping_add(1)) as u16;
             self.pc = (hi << 8) | lo;
         } else {
             // IM 0 with 0xFF on the data bus (the Mega Drive) is RST 38h,
             // same as IM 1.
-            self.push(bus, pc);
+            self.push(bus, ts, pc);
             self.pc = 0x0038;
         }
         self.memptr = self.pc;
@@ -603,40 +603,53 @@ impl Z80 {
     /// instruction (or one more prefix byte of a DD/FD chain).
     #[inline(always)]
     pub fn step<Bs: Bus>(&mut self, bus: &mut Bs) {
+        let mut ts = self.tstates;
+        self.step_t(bus, &mut ts);
+        self.tstates = ts;
+    }
+
+    /// [`Z80::step`] with the T-state counter apart from the registers
+    /// (`ts`, in place of [`Z80::tstates`]): in `run_until` it is a local
+    /// of its own, which the compiler keeps in a host register even though
+    /// the rest of the register file stays in memory.
+    #[inline(always)]
+    fn step_t<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
         if self.int_blocked {
             self.int_blocked = false;
             if self.prefix != 0 {
-                self.step_pending_prefix(bus);
+                self.step_pending_prefix(bus, ts);
                 return;
             }
         } else if self.iff1 && bus.int_line() {
-            self.interrupt(bus);
+            self.interrupt(bus, ts);
         }
-        let op = self.fetch_op(bus);
+        let op = self.fetch_op(bus, ts);
         self.begin();
-        self.exec_main::<0, Bs>(bus, op);
+        self.exec_main::<0, Bs>(bus, ts, op);
     }
 
     /// The step after a DD/FD that was followed by another prefix: that
     /// prefix was fetched already.
     #[inline(always)]
-    fn step_pending_prefix<Bs: Bus>(&mut self, bus: &mut Bs) {
+    fn step_pending_prefix<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
         let op = self.prefix;
         self.prefix = 0;
         self.begin();
         match op {
-            0xDD => self.prefixed::<1, Bs>(bus),
-            0xFD => self.prefixed::<2, Bs>(bus),
+            0xDD => self.prefixed::<1, Bs>(bus, ts),
+            0xFD => self.prefixed::<2, Bs>(bus, ts),
             _ => {
-                let op2 = self.fetch_op(bus);
-                self.exec_ed(bus, op2);
+                let op2 = self.fetch_op(bus, ts);
+                self.exec_ed(bus, ts, op2);
             }
         }
     }
 
     /// Run steps until the T-state counter reaches `until`. The registers
-    /// live in a local copy meanwhile, so the compiler can keep the hot ones
-    /// (PC, T-states, ...) in host registers.
+    /// live in a local copy meanwhile, and the T-state counter in a local of
+    /// its own: the copy stays in memory (the CB/ED decoders index the
+    /// register file at run time, so LLVM cannot split it into scalars),
+    /// the counter in a host register.
     ///
     /// A CPU that starts the call idle (halted, or on `JR $` / `JP $`) with
     /// no interrupt to accept and code the bus lets it [`Bus::peek`] jumps
@@ -648,9 +661,11 @@ impl Z80 {
         if cpu.tstates < until {
             cpu.skip_idle(bus, until);
         }
-        while cpu.tstates < until {
-            cpu.step(bus);
+        let mut ts = cpu.tstates;
+        while ts < until {
+            cpu.step_t(bus, &mut ts);
         }
+        cpu.tstates = ts;
         *self = cpu;
     }
 
@@ -722,8 +737,8 @@ impl Z80 {
 
     /// After a DD (P = 1) or FD (P = 2) prefix; `begin` has run.
     #[inline(always)]
-    fn prefixed<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) {
-        let op = self.fetch_op(bus);
+    fn prefixed<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+        let op = self.fetch_op(bus, ts);
         match op {
             // Another prefix: the first one acted as a 4 T no-op; no
             // interrupt is accepted in between (Young, "DD and FD prefixes").
@@ -733,8 +748,8 @@ impl Z80 {
                 self.int_blocked = true;
                 self.q = self.last_q;
             }
-            0xCB => self.exec_xycb::<P, Bs>(bus),
-            _ => self.exec_main::<P, Bs>(bus, op),
+            0xCB => self.exec_xycb::<P, Bs>(bus, ts),
+            _ => self.exec_main::<P, Bs>(bus, ts, op),
         }
     }
 
@@ -742,271 +757,271 @@ impl Z80 {
     /// opcode, so every opcode gets its own code with its register fields
     /// known at compile time.
     #[inline(always)]
-    fn exec_main<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, op: u8) {
+    fn exec_main<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, op: u8) {
         match op {
-            0x00 => self.op::<0x00, P, Bs>(bus),
-            0x01 => self.op::<0x01, P, Bs>(bus),
-            0x02 => self.op::<0x02, P, Bs>(bus),
-            0x03 => self.op::<0x03, P, Bs>(bus),
-            0x04 => self.op::<0x04, P, Bs>(bus),
-            0x05 => self.op::<0x05, P, Bs>(bus),
-            0x06 => self.op::<0x06, P, Bs>(bus),
-            0x07 => self.op::<0x07, P, Bs>(bus),
-            0x08 => self.op::<0x08, P, Bs>(bus),
-            0x09 => self.op::<0x09, P, Bs>(bus),
-            0x0A => self.op::<0x0A, P, Bs>(bus),
-            0x0B => self.op::<0x0B, P, Bs>(bus),
-            0x0C => self.op::<0x0C, P, Bs>(bus),
-            0x0D => self.op::<0x0D, P, Bs>(bus),
-            0x0E => self.op::<0x0E, P, Bs>(bus),
-            0x0F => self.op::<0x0F, P, Bs>(bus),
-            0x10 => self.op::<0x10, P, Bs>(bus),
-            0x11 => self.op::<0x11, P, Bs>(bus),
-            0x12 => self.op::<0x12, P, Bs>(bus),
-            0x13 => self.op::<0x13, P, Bs>(bus),
-            0x14 => self.op::<0x14, P, Bs>(bus),
-            0x15 => self.op::<0x15, P, Bs>(bus),
-            0x16 => self.op::<0x16, P, Bs>(bus),
-            0x17 => self.op::<0x17, P, Bs>(bus),
-            0x18 => self.op::<0x18, P, Bs>(bus),
-            0x19 => self.op::<0x19, P, Bs>(bus),
-            0x1A => self.op::<0x1A, P, Bs>(bus),
-            0x1B => self.op::<0x1B, P, Bs>(bus),
-            0x1C => self.op::<0x1C, P, Bs>(bus),
-            0x1D => self.op::<0x1D, P, Bs>(bus),
-            0x1E => self.op::<0x1E, P, Bs>(bus),
-            0x1F => self.op::<0x1F, P, Bs>(bus),
-            0x20 => self.op::<0x20, P, Bs>(bus),
-            0x21 => self.op::<0x21, P, Bs>(bus),
-            0x22 => self.op::<0x22, P, Bs>(bus),
-            0x23 => self.op::<0x23, P, Bs>(bus),
-            0x24 => self.op::<0x24, P, Bs>(bus),
-            0x25 => self.op::<0x25, P, Bs>(bus),
-            0x26 => self.op::<0x26, P, Bs>(bus),
-            0x27 => self.op::<0x27, P, Bs>(bus),
-            0x28 => self.op::<0x28, P, Bs>(bus),
-            0x29 => self.op::<0x29, P, Bs>(bus),
-            0x2A => self.op::<0x2A, P, Bs>(bus),
-            0x2B => self.op::<0x2B, P, Bs>(bus),
-            0x2C => self.op::<0x2C, P, Bs>(bus),
-            0x2D => self.op::<0x2D, P, Bs>(bus),
-            0x2E => self.op::<0x2E, P, Bs>(bus),
-            0x2F => self.op::<0x2F, P, Bs>(bus),
-            0x30 => self.op::<0x30, P, Bs>(bus),
-            0x31 => self.op::<0x31, P, Bs>(bus),
-            0x32 => self.op::<0x32, P, Bs>(bus),
-            0x33 => self.op::<0x33, P, Bs>(bus),
-            0x34 => self.op::<0x34, P, Bs>(bus),
-            0x35 => self.op::<0x35, P, Bs>(bus),
-            0x36 => self.op::<0x36, P, Bs>(bus),
-            0x37 => self.op::<0x37, P, Bs>(bus),
-            0x38 => self.op::<0x38, P, Bs>(bus),
-            0x39 => self.op::<0x39, P, Bs>(bus),
-            0x3A => self.op::<0x3A, P, Bs>(bus),
-            0x3B => self.op::<0x3B, P, Bs>(bus),
-            0x3C => self.op::<0x3C, P, Bs>(bus),
-            0x3D => self.op::<0x3D, P, Bs>(bus),
-            0x3E => self.op::<0x3E, P, Bs>(bus),
-            0x3F => self.op::<0x3F, P, Bs>(bus),
-            0x40 => self.op::<0x40, P, Bs>(bus),
-            0x41 => self.op::<0x41, P, Bs>(bus),
-            0x42 => self.op::<0x42, P, Bs>(bus),
-            0x43 => self.op::<0x43, P, Bs>(bus),
-            0x44 => self.op::<0x44, P, Bs>(bus),
-            0x45 => self.op::<0x45, P, Bs>(bus),
-            0x46 => self.op::<0x46, P, Bs>(bus),
-            0x47 => self.op::<0x47, P, Bs>(bus),
-            0x48 => self.op::<0x48, P, Bs>(bus),
-            0x49 => self.op::<0x49, P, Bs>(bus),
-            0x4A => self.op::<0x4A, P, Bs>(bus),
-            0x4B => self.op::<0x4B, P, Bs>(bus),
-            0x4C => self.op::<0x4C, P, Bs>(bus),
-            0x4D => self.op::<0x4D, P, Bs>(bus),
-            0x4E => self.op::<0x4E, P, Bs>(bus),
-            0x4F => self.op::<0x4F, P, Bs>(bus),
-            0x50 => self.op::<0x50, P, Bs>(bus),
-            0x51 => self.op::<0x51, P, Bs>(bus),
-            0x52 => self.op::<0x52, P, Bs>(bus),
-            0x53 => self.op::<0x53, P, Bs>(bus),
-            0x54 => self.op::<0x54, P, Bs>(bus),
-            0x55 => self.op::<0x55, P, Bs>(bus),
-            0x56 => self.op::<0x56, P, Bs>(bus),
-            0x57 => self.op::<0x57, P, Bs>(bus),
-            0x58 => self.op::<0x58, P, Bs>(bus),
-            0x59 => self.op::<0x59, P, Bs>(bus),
-            0x5A => self.op::<0x5A, P, Bs>(bus),
-            0x5B => self.op::<0x5B, P, Bs>(bus),
-            0x5C => self.op::<0x5C, P, Bs>(bus),
-            0x5D => self.op::<0x5D, P, Bs>(bus),
-            0x5E => self.op::<0x5E, P, Bs>(bus),
-            0x5F => self.op::<0x5F, P, Bs>(bus),
-            0x60 => self.op::<0x60, P, Bs>(bus),
-            0x61 => self.op::<0x61, P, Bs>(bus),
-            0x62 => self.op::<0x62, P, Bs>(bus),
-            0x63 => self.op::<0x63, P, Bs>(bus),
-            0x64 => self.op::<0x64, P, Bs>(bus),
-            0x65 => self.op::<0x65, P, Bs>(bus),
-            0x66 => self.op::<0x66, P, Bs>(bus),
-            0x67 => self.op::<0x67, P, Bs>(bus),
-            0x68 => self.op::<0x68, P, Bs>(bus),
-            0x69 => self.op::<0x69, P, Bs>(bus),
-            0x6A => self.op::<0x6A, P, Bs>(bus),
-            0x6B => self.op::<0x6B, P, Bs>(bus),
-            0x6C => self.op::<0x6C, P, Bs>(bus),
-            0x6D => self.op::<0x6D, P, Bs>(bus),
-            0x6E => self.op::<0x6E, P, Bs>(bus),
-            0x6F => self.op::<0x6F, P, Bs>(bus),
-            0x70 => self.op::<0x70, P, Bs>(bus),
-            0x71 => self.op::<0x71, P, Bs>(bus),
-            0x72 => self.op::<0x72, P, Bs>(bus),
-            0x73 => self.op::<0x73, P, Bs>(bus),
-            0x74 => self.op::<0x74, P, Bs>(bus),
-            0x75 => self.op::<0x75, P, Bs>(bus),
-            0x76 => self.op::<0x76, P, Bs>(bus),
-            0x77 => self.op::<0x77, P, Bs>(bus),
-            0x78 => self.op::<0x78, P, Bs>(bus),
-            0x79 => self.op::<0x79, P, Bs>(bus),
-            0x7A => self.op::<0x7A, P, Bs>(bus),
-            0x7B => self.op::<0x7B, P, Bs>(bus),
-            0x7C => self.op::<0x7C, P, Bs>(bus),
-            0x7D => self.op::<0x7D, P, Bs>(bus),
-            0x7E => self.op::<0x7E, P, Bs>(bus),
-            0x7F => self.op::<0x7F, P, Bs>(bus),
-            0x80 => self.op::<0x80, P, Bs>(bus),
-            0x81 => self.op::<0x81, P, Bs>(bus),
-            0x82 => self.op::<0x82, P, Bs>(bus),
-            0x83 => self.op::<0x83, P, Bs>(bus),
-            0x84 => self.op::<0x84, P, Bs>(bus),
-            0x85 => self.op::<0x85, P, Bs>(bus),
-            0x86 => self.op::<0x86, P, Bs>(bus),
-            0x87 => self.op::<0x87, P, Bs>(bus),
-            0x88 => self.op::<0x88, P, Bs>(bus),
-            0x89 => self.op::<0x89, P, Bs>(bus),
-            0x8A => self.op::<0x8A, P, Bs>(bus),
-            0x8B => self.op::<0x8B, P, Bs>(bus),
-            0x8C => self.op::<0x8C, P, Bs>(bus),
-            0x8D => self.op::<0x8D, P, Bs>(bus),
-            0x8E => self.op::<0x8E, P, Bs>(bus),
-            0x8F => self.op::<0x8F, P, Bs>(bus),
-            0x90 => self.op::<0x90, P, Bs>(bus),
-            0x91 => self.op::<0x91, P, Bs>(bus),
-            0x92 => self.op::<0x92, P, Bs>(bus),
-            0x93 => self.op::<0x93, P, Bs>(bus),
-            0x94 => self.op::<0x94, P, Bs>(bus),
-            0x95 => self.op::<0x95, P, Bs>(bus),
-            0x96 => self.op::<0x96, P, Bs>(bus),
-            0x97 => self.op::<0x97, P, Bs>(bus),
-            0x98 => self.op::<0x98, P, Bs>(bus),
-            0x99 => self.op::<0x99, P, Bs>(bus),
-            0x9A => self.op::<0x9A, P, Bs>(bus),
-            0x9B => self.op::<0x9B, P, Bs>(bus),
-            0x9C => self.op::<0x9C, P, Bs>(bus),
-            0x9D => self.op::<0x9D, P, Bs>(bus),
-            0x9E => self.op::<0x9E, P, Bs>(bus),
-            0x9F => self.op::<0x9F, P, Bs>(bus),
-            0xA0 => self.op::<0xA0, P, Bs>(bus),
-            0xA1 => self.op::<0xA1, P, Bs>(bus),
-            0xA2 => self.op::<0xA2, P, Bs>(bus),
-            0xA3 => self.op::<0xA3, P, Bs>(bus),
-            0xA4 => self.op::<0xA4, P, Bs>(bus),
-            0xA5 => self.op::<0xA5, P, Bs>(bus),
-            0xA6 => self.op::<0xA6, P, Bs>(bus),
-            0xA7 => self.op::<0xA7, P, Bs>(bus),
-            0xA8 => self.op::<0xA8, P, Bs>(bus),
-            0xA9 => self.op::<0xA9, P, Bs>(bus),
-            0xAA => self.op::<0xAA, P, Bs>(bus),
-            0xAB => self.op::<0xAB, P, Bs>(bus),
-            0xAC => self.op::<0xAC, P, Bs>(bus),
-            0xAD => self.op::<0xAD, P, Bs>(bus),
-            0xAE => self.op::<0xAE, P, Bs>(bus),
-            0xAF => self.op::<0xAF, P, Bs>(bus),
-            0xB0 => self.op::<0xB0, P, Bs>(bus),
-            0xB1 => self.op::<0xB1, P, Bs>(bus),
-            0xB2 => self.op::<0xB2, P, Bs>(bus),
-            0xB3 => self.op::<0xB3, P, Bs>(bus),
-            0xB4 => self.op::<0xB4, P, Bs>(bus),
-            0xB5 => self.op::<0xB5, P, Bs>(bus),
-            0xB6 => self.op::<0xB6, P, Bs>(bus),
-            0xB7 => self.op::<0xB7, P, Bs>(bus),
-            0xB8 => self.op::<0xB8, P, Bs>(bus),
-            0xB9 => self.op::<0xB9, P, Bs>(bus),
-            0xBA => self.op::<0xBA, P, Bs>(bus),
-            0xBB => self.op::<0xBB, P, Bs>(bus),
-            0xBC => self.op::<0xBC, P, Bs>(bus),
-            0xBD => self.op::<0xBD, P, Bs>(bus),
-            0xBE => self.op::<0xBE, P, Bs>(bus),
-            0xBF => self.op::<0xBF, P, Bs>(bus),
-            0xC0 => self.op::<0xC0, P, Bs>(bus),
-            0xC1 => self.op::<0xC1, P, Bs>(bus),
-            0xC2 => self.op::<0xC2, P, Bs>(bus),
-            0xC3 => self.op::<0xC3, P, Bs>(bus),
-            0xC4 => self.op::<0xC4, P, Bs>(bus),
-            0xC5 => self.op::<0xC5, P, Bs>(bus),
-            0xC6 => self.op::<0xC6, P, Bs>(bus),
-            0xC7 => self.op::<0xC7, P, Bs>(bus),
-            0xC8 => self.op::<0xC8, P, Bs>(bus),
-            0xC9 => self.op::<0xC9, P, Bs>(bus),
-            0xCA => self.op::<0xCA, P, Bs>(bus),
-            0xCB => self.op::<0xCB, P, Bs>(bus),
-            0xCC => self.op::<0xCC, P, Bs>(bus),
-            0xCD => self.op::<0xCD, P, Bs>(bus),
-            0xCE => self.op::<0xCE, P, Bs>(bus),
-            0xCF => self.op::<0xCF, P, Bs>(bus),
-            0xD0 => self.op::<0xD0, P, Bs>(bus),
-            0xD1 => self.op::<0xD1, P, Bs>(bus),
-            0xD2 => self.op::<0xD2, P, Bs>(bus),
-            0xD3 => self.op::<0xD3, P, Bs>(bus),
-            0xD4 => self.op::<0xD4, P, Bs>(bus),
-            0xD5 => self.op::<0xD5, P, Bs>(bus),
-            0xD6 => self.op::<0xD6, P, Bs>(bus),
-            0xD7 => self.op::<0xD7, P, Bs>(bus),
-            0xD8 => self.op::<0xD8, P, Bs>(bus),
-            0xD9 => self.op::<0xD9, P, Bs>(bus),
-            0xDA => self.op::<0xDA, P, Bs>(bus),
-            0xDB => self.op::<0xDB, P, Bs>(bus),
-            0xDC => self.op::<0xDC, P, Bs>(bus),
-            0xDD => self.op::<0xDD, P, Bs>(bus),
-            0xDE => self.op::<0xDE, P, Bs>(bus),
-            0xDF => self.op::<0xDF, P, Bs>(bus),
-            0xE0 => self.op::<0xE0, P, Bs>(bus),
-            0xE1 => self.op::<0xE1, P, Bs>(bus),
-            0xE2 => self.op::<0xE2, P, Bs>(bus),
-            0xE3 => self.op::<0xE3, P, Bs>(bus),
-            0xE4 => self.op::<0xE4, P, Bs>(bus),
-            0xE5 => self.op::<0xE5, P, Bs>(bus),
-            0xE6 => self.op::<0xE6, P, Bs>(bus),
-            0xE7 => self.op::<0xE7, P, Bs>(bus),
-            0xE8 => self.op::<0xE8, P, Bs>(bus),
-            0xE9 => self.op::<0xE9, P, Bs>(bus),
-            0xEA => self.op::<0xEA, P, Bs>(bus),
-            0xEB => self.op::<0xEB, P, Bs>(bus),
-            0xEC => self.op::<0xEC, P, Bs>(bus),
-            0xED => self.op::<0xED, P, Bs>(bus),
-            0xEE => self.op::<0xEE, P, Bs>(bus),
-            0xEF => self.op::<0xEF, P, Bs>(bus),
-            0xF0 => self.op::<0xF0, P, Bs>(bus),
-            0xF1 => self.op::<0xF1, P, Bs>(bus),
-            0xF2 => self.op::<0xF2, P, Bs>(bus),
-            0xF3 => self.op::<0xF3, P, Bs>(bus),
-            0xF4 => self.op::<0xF4, P, Bs>(bus),
-            0xF5 => self.op::<0xF5, P, Bs>(bus),
-            0xF6 => self.op::<0xF6, P, Bs>(bus),
-            0xF7 => self.op::<0xF7, P, Bs>(bus),
-            0xF8 => self.op::<0xF8, P, Bs>(bus),
-            0xF9 => self.op::<0xF9, P, Bs>(bus),
-            0xFA => self.op::<0xFA, P, Bs>(bus),
-            0xFB => self.op::<0xFB, P, Bs>(bus),
-            0xFC => self.op::<0xFC, P, Bs>(bus),
-            0xFD => self.op::<0xFD, P, Bs>(bus),
-            0xFE => self.op::<0xFE, P, Bs>(bus),
-            0xFF => self.op::<0xFF, P, Bs>(bus),
+            0x00 => self.op::<0x00, P, Bs>(bus, ts),
+            0x01 => self.op::<0x01, P, Bs>(bus, ts),
+            0x02 => self.op::<0x02, P, Bs>(bus, ts),
+            0x03 => self.op::<0x03, P, Bs>(bus, ts),
+            0x04 => self.op::<0x04, P, Bs>(bus, ts),
+            0x05 => self.op::<0x05, P, Bs>(bus, ts),
+            0x06 => self.op::<0x06, P, Bs>(bus, ts),
+            0x07 => self.op::<0x07, P, Bs>(bus, ts),
+            0x08 => self.op::<0x08, P, Bs>(bus, ts),
+            0x09 => self.op::<0x09, P, Bs>(bus, ts),
+            0x0A => self.op::<0x0A, P, Bs>(bus, ts),
+            0x0B => self.op::<0x0B, P, Bs>(bus, ts),
+            0x0C => self.op::<0x0C, P, Bs>(bus, ts),
+            0x0D => self.op::<0x0D, P, Bs>(bus, ts),
+            0x0E => self.op::<0x0E, P, Bs>(bus, ts),
+            0x0F => self.op::<0x0F, P, Bs>(bus, ts),
+            0x10 => self.op::<0x10, P, Bs>(bus, ts),
+            0x11 => self.op::<0x11, P, Bs>(bus, ts),
+            0x12 => self.op::<0x12, P, Bs>(bus, ts),
+            0x13 => self.op::<0x13, P, Bs>(bus, ts),
+            0x14 => self.op::<0x14, P, Bs>(bus, ts),
+            0x15 => self.op::<0x15, P, Bs>(bus, ts),
+            0x16 => self.op::<0x16, P, Bs>(bus, ts),
+            0x17 => self.op::<0x17, P, Bs>(bus, ts),
+            0x18 => self.op::<0x18, P, Bs>(bus, ts),
+            0x19 => self.op::<0x19, P, Bs>(bus, ts),
+            0x1A => self.op::<0x1A, P, Bs>(bus, ts),
+            0x1B => self.op::<0x1B, P, Bs>(bus, ts),
+            0x1C => self.op::<0x1C, P, Bs>(bus, ts),
+            0x1D => self.op::<0x1D, P, Bs>(bus, ts),
+            0x1E => self.op::<0x1E, P, Bs>(bus, ts),
+            0x1F => self.op::<0x1F, P, Bs>(bus, ts),
+            0x20 => self.op::<0x20, P, Bs>(bus, ts),
+            0x21 => self.op::<0x21, P, Bs>(bus, ts),
+            0x22 => self.op::<0x22, P, Bs>(bus, ts),
+            0x23 => self.op::<0x23, P, Bs>(bus, ts),
+            0x24 => self.op::<0x24, P, Bs>(bus, ts),
+            0x25 => self.op::<0x25, P, Bs>(bus, ts),
+            0x26 => self.op::<0x26, P, Bs>(bus, ts),
+            0x27 => self.op::<0x27, P, Bs>(bus, ts),
+            0x28 => self.op::<0x28, P, Bs>(bus, ts),
+            0x29 => self.op::<0x29, P, Bs>(bus, ts),
+            0x2A => self.op::<0x2A, P, Bs>(bus, ts),
+            0x2B => self.op::<0x2B, P, Bs>(bus, ts),
+            0x2C => self.op::<0x2C, P, Bs>(bus, ts),
+            0x2D => self.op::<0x2D, P, Bs>(bus, ts),
+            0x2E => self.op::<0x2E, P, Bs>(bus, ts),
+            0x2F => self.op::<0x2F, P, Bs>(bus, ts),
+            0x30 => self.op::<0x30, P, Bs>(bus, ts),
+            0x31 => self.op::<0x31, P, Bs>(bus, ts),
+            0x32 => self.op::<0x32, P, Bs>(bus, ts),
+            0x33 => self.op::<0x33, P, Bs>(bus, ts),
+            0x34 => self.op::<0x34, P, Bs>(bus, ts),
+            0x35 => self.op::<0x35, P, Bs>(bus, ts),
+            0x36 => self.op::<0x36, P, Bs>(bus, ts),
+            0x37 => self.op::<0x37, P, Bs>(bus, ts),
+            0x38 => self.op::<0x38, P, Bs>(bus, ts),
+            0x39 => self.op::<0x39, P, Bs>(bus, ts),
+            0x3A => self.op::<0x3A, P, Bs>(bus, ts),
+            0x3B => self.op::<0x3B, P, Bs>(bus, ts),
+            0x3C => self.op::<0x3C, P, Bs>(bus, ts),
+            0x3D => self.op::<0x3D, P, Bs>(bus, ts),
+            0x3E => self.op::<0x3E, P, Bs>(bus, ts),
+            0x3F => self.op::<0x3F, P, Bs>(bus, ts),
+            0x40 => self.op::<0x40, P, Bs>(bus, ts),
+            0x41 => self.op::<0x41, P, Bs>(bus, ts),
+            0x42 => self.op::<0x42, P, Bs>(bus, ts),
+            0x43 => self.op::<0x43, P, Bs>(bus, ts),
+            0x44 => self.op::<0x44, P, Bs>(bus, ts),
+            0x45 => self.op::<0x45, P, Bs>(bus, ts),
+            0x46 => self.op::<0x46, P, Bs>(bus, ts),
+            0x47 => self.op::<0x47, P, Bs>(bus, ts),
+            0x48 => self.op::<0x48, P, Bs>(bus, ts),
+            0x49 => self.op::<0x49, P, Bs>(bus, ts),
+            0x4A => self.op::<0x4A, P, Bs>(bus, ts),
+            0x4B => self.op::<0x4B, P, Bs>(bus, ts),
+            0x4C => self.op::<0x4C, P, Bs>(bus, ts),
+            0x4D => self.op::<0x4D, P, Bs>(bus, ts),
+            0x4E => self.op::<0x4E, P, Bs>(bus, ts),
+            0x4F => self.op::<0x4F, P, Bs>(bus, ts),
+            0x50 => self.op::<0x50, P, Bs>(bus, ts),
+            0x51 => self.op::<0x51, P, Bs>(bus, ts),
+            0x52 => self.op::<0x52, P, Bs>(bus, ts),
+            0x53 => self.op::<0x53, P, Bs>(bus, ts),
+            0x54 => self.op::<0x54, P, Bs>(bus, ts),
+            0x55 => self.op::<0x55, P, Bs>(bus, ts),
+            0x56 => self.op::<0x56, P, Bs>(bus, ts),
+            0x57 => self.op::<0x57, P, Bs>(bus, ts),
+            0x58 => self.op::<0x58, P, Bs>(bus, ts),
+            0x59 => self.op::<0x59, P, Bs>(bus, ts),
+            0x5A => self.op::<0x5A, P, Bs>(bus, ts),
+            0x5B => self.op::<0x5B, P, Bs>(bus, ts),
+            0x5C => self.op::<0x5C, P, Bs>(bus, ts),
+            0x5D => self.op::<0x5D, P, Bs>(bus, ts),
+            0x5E => self.op::<0x5E, P, Bs>(bus, ts),
+            0x5F => self.op::<0x5F, P, Bs>(bus, ts),
+            0x60 => self.op::<0x60, P, Bs>(bus, ts),
+            0x61 => self.op::<0x61, P, Bs>(bus, ts),
+            0x62 => self.op::<0x62, P, Bs>(bus, ts),
+            0x63 => self.op::<0x63, P, Bs>(bus, ts),
+            0x64 => self.op::<0x64, P, Bs>(bus, ts),
+            0x65 => self.op::<0x65, P, Bs>(bus, ts),
+            0x66 => self.op::<0x66, P, Bs>(bus, ts),
+            0x67 => self.op::<0x67, P, Bs>(bus, ts),
+            0x68 => self.op::<0x68, P, Bs>(bus, ts),
+            0x69 => self.op::<0x69, P, Bs>(bus, ts),
+            0x6A => self.op::<0x6A, P, Bs>(bus, ts),
+            0x6B => self.op::<0x6B, P, Bs>(bus, ts),
+            0x6C => self.op::<0x6C, P, Bs>(bus, ts),
+            0x6D => self.op::<0x6D, P, Bs>(bus, ts),
+            0x6E => self.op::<0x6E, P, Bs>(bus, ts),
+            0x6F => self.op::<0x6F, P, Bs>(bus, ts),
+            0x70 => self.op::<0x70, P, Bs>(bus, ts),
+            0x71 => self.op::<0x71, P, Bs>(bus, ts),
+            0x72 => self.op::<0x72, P, Bs>(bus, ts),
+            0x73 => self.op::<0x73, P, Bs>(bus, ts),
+            0x74 => self.op::<0x74, P, Bs>(bus, ts),
+            0x75 => self.op::<0x75, P, Bs>(bus, ts),
+            0x76 => self.op::<0x76, P, Bs>(bus, ts),
+            0x77 => self.op::<0x77, P, Bs>(bus, ts),
+            0x78 => self.op::<0x78, P, Bs>(bus, ts),
+            0x79 => self.op::<0x79, P, Bs>(bus, ts),
+            0x7A => self.op::<0x7A, P, Bs>(bus, ts),
+            0x7B => self.op::<0x7B, P, Bs>(bus, ts),
+            0x7C => self.op::<0x7C, P, Bs>(bus, ts),
+            0x7D => self.op::<0x7D, P, Bs>(bus, ts),
+            0x7E => self.op::<0x7E, P, Bs>(bus, ts),
+            0x7F => self.op::<0x7F, P, Bs>(bus, ts),
+            0x80 => self.op::<0x80, P, Bs>(bus, ts),
+            0x81 => self.op::<0x81, P, Bs>(bus, ts),
+            0x82 => self.op::<0x82, P, Bs>(bus, ts),
+            0x83 => self.op::<0x83, P, Bs>(bus, ts),
+            0x84 => self.op::<0x84, P, Bs>(bus, ts),
+            0x85 => self.op::<0x85, P, Bs>(bus, ts),
+            0x86 => self.op::<0x86, P, Bs>(bus, ts),
+            0x87 => self.op::<0x87, P, Bs>(bus, ts),
+            0x88 => self.op::<0x88, P, Bs>(bus, ts),
+            0x89 => self.op::<0x89, P, Bs>(bus, ts),
+            0x8A => self.op::<0x8A, P, Bs>(bus, ts),
+            0x8B => self.op::<0x8B, P, Bs>(bus, ts),
+            0x8C => self.op::<0x8C, P, Bs>(bus, ts),
+            0x8D => self.op::<0x8D, P, Bs>(bus, ts),
+            0x8E => self.op::<0x8E, P, Bs>(bus, ts),
+            0x8F => self.op::<0x8F, P, Bs>(bus, ts),
+            0x90 => self.op::<0x90, P, Bs>(bus, ts),
+            0x91 => self.op::<0x91, P, Bs>(bus, ts),
+            0x92 => self.op::<0x92, P, Bs>(bus, ts),
+            0x93 => self.op::<0x93, P, Bs>(bus, ts),
+            0x94 => self.op::<0x94, P, Bs>(bus, ts),
+            0x95 => self.op::<0x95, P, Bs>(bus, ts),
+            0x96 => self.op::<0x96, P, Bs>(bus, ts),
+            0x97 => self.op::<0x97, P, Bs>(bus, ts),
+            0x98 => self.op::<0x98, P, Bs>(bus, ts),
+            0x99 => self.op::<0x99, P, Bs>(bus, ts),
+            0x9A => self.op::<0x9A, P, Bs>(bus, ts),
+            0x9B => self.op::<0x9B, P, Bs>(bus, ts),
+            0x9C => self.op::<0x9C, P, Bs>(bus, ts),
+            0x9D => self.op::<0x9D, P, Bs>(bus, ts),
+            0x9E => self.op::<0x9E, P, Bs>(bus, ts),
+            0x9F => self.op::<0x9F, P, Bs>(bus, ts),
+            0xA0 => self.op::<0xA0, P, Bs>(bus, ts),
+            0xA1 => self.op::<0xA1, P, Bs>(bus, ts),
+            0xA2 => self.op::<0xA2, P, Bs>(bus, ts),
+            0xA3 => self.op::<0xA3, P, Bs>(bus, ts),
+            0xA4 => self.op::<0xA4, P, Bs>(bus, ts),
+            0xA5 => self.op::<0xA5, P, Bs>(bus, ts),
+            0xA6 => self.op::<0xA6, P, Bs>(bus, ts),
+            0xA7 => self.op::<0xA7, P, Bs>(bus, ts),
+            0xA8 => self.op::<0xA8, P, Bs>(bus, ts),
+            0xA9 => self.op::<0xA9, P, Bs>(bus, ts),
+            0xAA => self.op::<0xAA, P, Bs>(bus, ts),
+            0xAB => self.op::<0xAB, P, Bs>(bus, ts),
+            0xAC => self.op::<0xAC, P, Bs>(bus, ts),
+            0xAD => self.op::<0xAD, P, Bs>(bus, ts),
+            0xAE => self.op::<0xAE, P, Bs>(bus, ts),
+            0xAF => self.op::<0xAF, P, Bs>(bus, ts),
+            0xB0 => self.op::<0xB0, P, Bs>(bus, ts),
+            0xB1 => self.op::<0xB1, P, Bs>(bus, ts),
+            0xB2 => self.op::<0xB2, P, Bs>(bus, ts),
+            0xB3 => self.op::<0xB3, P, Bs>(bus, ts),
+            0xB4 => self.op::<0xB4, P, Bs>(bus, ts),
+            0xB5 => self.op::<0xB5, P, Bs>(bus, ts),
+            0xB6 => self.op::<0xB6, P, Bs>(bus, ts),
+            0xB7 => self.op::<0xB7, P, Bs>(bus, ts),
+            0xB8 => self.op::<0xB8, P, Bs>(bus, ts),
+            0xB9 => self.op::<0xB9, P, Bs>(bus, ts),
+            0xBA => self.op::<0xBA, P, Bs>(bus, ts),
+            0xBB => self.op::<0xBB, P, Bs>(bus, ts),
+            0xBC => self.op::<0xBC, P, Bs>(bus, ts),
+            0xBD => self.op::<0xBD, P, Bs>(bus, ts),
+            0xBE => self.op::<0xBE, P, Bs>(bus, ts),
+            0xBF => self.op::<0xBF, P, Bs>(bus, ts),
+            0xC0 => self.op::<0xC0, P, Bs>(bus, ts),
+            0xC1 => self.op::<0xC1, P, Bs>(bus, ts),
+            0xC2 => self.op::<0xC2, P, Bs>(bus, ts),
+            0xC3 => self.op::<0xC3, P, Bs>(bus, ts),
+            0xC4 => self.op::<0xC4, P, Bs>(bus, ts),
+            0xC5 => self.op::<0xC5, P, Bs>(bus, ts),
+            0xC6 => self.op::<0xC6, P, Bs>(bus, ts),
+            0xC7 => self.op::<0xC7, P, Bs>(bus, ts),
+            0xC8 => self.op::<0xC8, P, Bs>(bus, ts),
+            0xC9 => self.op::<0xC9, P, Bs>(bus, ts),
+            0xCA => self.op::<0xCA, P, Bs>(bus, ts),
+            0xCB => self.op::<0xCB, P, Bs>(bus, ts),
+            0xCC => self.op::<0xCC, P, Bs>(bus, ts),
+            0xCD => self.op::<0xCD, P, Bs>(bus, ts),
+            0xCE => self.op::<0xCE, P, Bs>(bus, ts),
+            0xCF => self.op::<0xCF, P, Bs>(bus, ts),
+            0xD0 => self.op::<0xD0, P, Bs>(bus, ts),
+            0xD1 => self.op::<0xD1, P, Bs>(bus, ts),
+            0xD2 => self.op::<0xD2, P, Bs>(bus, ts),
+            0xD3 => self.op::<0xD3, P, Bs>(bus, ts),
+            0xD4 => self.op::<0xD4, P, Bs>(bus, ts),
+            0xD5 => self.op::<0xD5, P, Bs>(bus, ts),
+            0xD6 => self.op::<0xD6, P, Bs>(bus, ts),
+            0xD7 => self.op::<0xD7, P, Bs>(bus, ts),
+            0xD8 => self.op::<0xD8, P, Bs>(bus, ts),
+            0xD9 => self.op::<0xD9, P, Bs>(bus, ts),
+            0xDA => self.op::<0xDA, P, Bs>(bus, ts),
+            0xDB => self.op::<0xDB, P, Bs>(bus, ts),
+            0xDC => self.op::<0xDC, P, Bs>(bus, ts),
+            0xDD => self.op::<0xDD, P, Bs>(bus, ts),
+            0xDE => self.op::<0xDE, P, Bs>(bus, ts),
+            0xDF => self.op::<0xDF, P, Bs>(bus, ts),
+            0xE0 => self.op::<0xE0, P, Bs>(bus, ts),
+            0xE1 => self.op::<0xE1, P, Bs>(bus, ts),
+            0xE2 => self.op::<0xE2, P, Bs>(bus, ts),
+            0xE3 => self.op::<0xE3, P, Bs>(bus, ts),
+            0xE4 => self.op::<0xE4, P, Bs>(bus, ts),
+            0xE5 => self.op::<0xE5, P, Bs>(bus, ts),
+            0xE6 => self.op::<0xE6, P, Bs>(bus, ts),
+            0xE7 => self.op::<0xE7, P, Bs>(bus, ts),
+            0xE8 => self.op::<0xE8, P, Bs>(bus, ts),
+            0xE9 => self.op::<0xE9, P, Bs>(bus, ts),
+            0xEA => self.op::<0xEA, P, Bs>(bus, ts),
+            0xEB => self.op::<0xEB, P, Bs>(bus, ts),
+            0xEC => self.op::<0xEC, P, Bs>(bus, ts),
+            0xED => self.op::<0xED, P, Bs>(bus, ts),
+            0xEE => self.op::<0xEE, P, Bs>(bus, ts),
+            0xEF => self.op::<0xEF, P, Bs>(bus, ts),
+            0xF0 => self.op::<0xF0, P, Bs>(bus, ts),
+            0xF1 => self.op::<0xF1, P, Bs>(bus, ts),
+            0xF2 => self.op::<0xF2, P, Bs>(bus, ts),
+            0xF3 => self.op::<0xF3, P, Bs>(bus, ts),
+            0xF4 => self.op::<0xF4, P, Bs>(bus, ts),
+            0xF5 => self.op::<0xF5, P, Bs>(bus, ts),
+            0xF6 => self.op::<0xF6, P, Bs>(bus, ts),
+            0xF7 => self.op::<0xF7, P, Bs>(bus, ts),
+            0xF8 => self.op::<0xF8, P, Bs>(bus, ts),
+            0xF9 => self.op::<0xF9, P, Bs>(bus, ts),
+            0xFA => self.op::<0xFA, P, Bs>(bus, ts),
+            0xFB => self.op::<0xFB, P, Bs>(bus, ts),
+            0xFC => self.op::<0xFC, P, Bs>(bus, ts),
+            0xFD => self.op::<0xFD, P, Bs>(bus, ts),
+            0xFE => self.op::<0xFE, P, Bs>(bus, ts),
+            0xFF => self.op::<0xFF, P, Bs>(bus, ts),
         }
     }
 
     /// Unprefixed opcodes, or DD/FD-prefixed ones (P = 1/2: HL becomes
     /// IX/IY, H/L become IXH/IXL or IYH/IYL, (HL) becomes (IX+d)/(IY+d)).
     #[inline(always)]
-    fn op<const OP: u8, const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) {
+    fn op<const OP: u8, const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
         let op = OP;
         // Opcode fields, computed only in the arms that use them.
         macro_rules! y {
@@ -1034,38 +1049,38 @@ impl Z80 {
                 self.alt[F] = f;
             }
             0x10 => {
-                self.tstates += 1;
-                let d = self.rd(bus, self.pc) as i8;
+                *ts += 1;
+                let d = self.rd(bus, ts, self.pc) as i8;
                 let b = self.reg[B].wrapping_sub(1);
                 self.reg[B] = b;
                 if b != 0 {
-                    self.tstates += 5;
+                    *ts += 5;
                     self.pc = self.pc.wrapping_add(d as u16);
                     self.memptr = self.pc.wrapping_add(1);
                 }
                 self.pc = self.pc.wrapping_add(1);
             }
             0x18 => {
-                let d = self.rd(bus, self.pc) as i8;
-                self.tstates += 5;
+                let d = self.rd(bus, ts, self.pc) as i8;
+                *ts += 5;
                 self.pc = self.pc.wrapping_add(d as u16).wrapping_add(1);
                 self.memptr = self.pc;
             }
             0x20 | 0x28 | 0x30 | 0x38 => {
-                let d = self.rd(bus, self.pc) as i8;
+                let d = self.rd(bus, ts, self.pc) as i8;
                 if self.cond(y!() - 4) {
-                    self.tstates += 5;
+                    *ts += 5;
                     self.pc = self.pc.wrapping_add(d as u16);
                     self.memptr = self.pc.wrapping_add(1);
                 }
                 self.pc = self.pc.wrapping_add(1);
             }
             0x01 | 0x11 | 0x21 | 0x31 => {
-                let v = self.imm16(bus);
+                let v = self.imm16(bus, ts);
                 self.set_rp::<P>(p!(), v);
             }
             0x09 | 0x19 | 0x29 | 0x39 => {
-                self.tstates += 7;
+                *ts += 7;
                 let acc = self.xy::<P>();
                 self.memptr = acc.wrapping_add(1);
                 let v = self.rp::<P>(p!());
@@ -1081,61 +1096,61 @@ impl Z80 {
             0x02 | 0x12 => {
                 let a = if op == 0x02 { self.bc() } else { self.de() };
                 let acc = self.reg[A];
-                self.wr(bus, a, acc);
+                self.wr(bus, ts, a, acc);
                 self.memptr = (a.wrapping_add(1) & 0xFF) | ((acc as u16) << 8);
             }
             0x22 => {
-                let a = self.imm16(bus);
+                let a = self.imm16(bus, ts);
                 let v = self.xy::<P>();
-                self.wr(bus, a, v as u8);
-                self.wr(bus, a.wrapping_add(1), (v >> 8) as u8);
+                self.wr(bus, ts, a, v as u8);
+                self.wr(bus, ts, a.wrapping_add(1), (v >> 8) as u8);
                 self.memptr = a.wrapping_add(1);
             }
             0x32 => {
-                let a = self.imm16(bus);
+                let a = self.imm16(bus, ts);
                 let acc = self.reg[A];
-                self.wr(bus, a, acc);
+                self.wr(bus, ts, a, acc);
                 // Young / "MEMPTR" notes: low = (addr+1) & 0xFF, high = A.
                 // (rustzx-z80 0.16 ORs A into the high byte of addr+1.)
                 self.memptr = (a.wrapping_add(1) & 0xFF) | ((acc as u16) << 8);
             }
             0x0A | 0x1A => {
                 let a = if op == 0x0A { self.bc() } else { self.de() };
-                self.reg[A] = self.rd(bus, a);
+                self.reg[A] = self.rd(bus, ts, a);
                 self.memptr = a.wrapping_add(1);
             }
             0x2A => {
-                let a = self.imm16(bus);
-                let lo = self.rd(bus, a) as u16;
-                let hi = self.rd(bus, a.wrapping_add(1)) as u16;
+                let a = self.imm16(bus, ts);
+                let lo = self.rd(bus, ts, a) as u16;
+                let hi = self.rd(bus, ts, a.wrapping_add(1)) as u16;
                 self.set_xy::<P>((hi << 8) | lo);
                 self.memptr = a.wrapping_add(1);
             }
             0x3A => {
-                let a = self.imm16(bus);
-                self.reg[A] = self.rd(bus, a);
+                let a = self.imm16(bus, ts);
+                self.reg[A] = self.rd(bus, ts, a);
                 self.memptr = a.wrapping_add(1);
             }
             0x03 | 0x13 | 0x23 | 0x33 => {
-                self.tstates += 2;
+                *ts += 2;
                 let v = self.rp::<P>(p!()).wrapping_add(1);
                 self.set_rp::<P>(p!(), v);
             }
             0x0B | 0x1B | 0x2B | 0x3B => {
-                self.tstates += 2;
+                *ts += 2;
                 let v = self.rp::<P>(p!()).wrapping_sub(1);
                 self.set_rp::<P>(p!(), v);
             }
             0x34 | 0x35 => {
-                let a = self.ea::<P, Bs>(bus);
-                let v = self.rd(bus, a);
-                self.tstates += 1;
+                let a = self.ea::<P, Bs>(bus, ts);
+                let v = self.rd(bus, ts, a);
+                *ts += 1;
                 let r = if op == 0x34 {
                     self.inc8(v)
                 } else {
                     self.dec8(v)
                 };
-                self.wr(bus, a, r);
+                self.wr(bus, ts, a, r);
             }
             0x04 | 0x0C | 0x14 | 0x1C | 0x24 | 0x2C | 0x3C => {
                 let v = self.get8::<P>(y!());
@@ -1150,20 +1165,20 @@ impl Z80 {
             0x36 => {
                 if P == 0 {
                     let a = self.hl();
-                    let n = self.imm8(bus);
-                    self.wr(bus, a, n);
+                    let n = self.imm8(bus, ts);
+                    self.wr(bus, ts, a, n);
                 } else {
-                    let d = self.imm8(bus) as i8;
+                    let d = self.imm8(bus, ts) as i8;
                     let a = self.xy::<P>().wrapping_add(d as u16);
                     self.memptr = a;
-                    let n = self.rd(bus, self.pc);
-                    self.tstates += 2;
+                    let n = self.rd(bus, ts, self.pc);
+                    *ts += 2;
                     self.pc = self.pc.wrapping_add(1);
-                    self.wr(bus, a, n);
+                    self.wr(bus, ts, a, n);
                 }
             }
             0x06 | 0x0E | 0x16 | 0x1E | 0x26 | 0x2E | 0x3E => {
-                let n = self.imm8(bus);
+                let n = self.imm8(bus, ts);
                 self.set8::<P>(y!(), n);
             }
             0x07 | 0x0F | 0x17 | 0x1F => {
@@ -1227,22 +1242,22 @@ impl Z80 {
                 self.pc = self.pc.wrapping_sub(1);
             }
             0x46 | 0x4E | 0x56 | 0x5E | 0x66 | 0x6E | 0x7E => {
-                let a = self.ea::<P, Bs>(bus);
-                let v = self.rd(bus, a);
+                let a = self.ea::<P, Bs>(bus, ts);
+                let v = self.rd(bus, ts, a);
                 self.reg[Self::ri::<0>(y!())] = v;
             }
             0x70..=0x75 | 0x77 => {
-                let a = self.ea::<P, Bs>(bus);
+                let a = self.ea::<P, Bs>(bus, ts);
                 let v = self.reg[Self::ri::<0>(z!())];
-                self.wr(bus, a, v);
+                self.wr(bus, ts, a, v);
             }
             0x40..=0x7F => {
                 let v = self.get8::<P>(z!());
                 self.set8::<P>(y!(), v);
             }
             0x86 | 0x8E | 0x96 | 0x9E | 0xA6 | 0xAE | 0xB6 | 0xBE => {
-                let a = self.ea::<P, Bs>(bus);
-                let v = self.rd(bus, a);
+                let a = self.ea::<P, Bs>(bus, ts);
+                let v = self.rd(bus, ts, a);
                 self.alu(y!(), v);
             }
             0x80..=0xBF => {
@@ -1250,14 +1265,14 @@ impl Z80 {
                 self.alu(y!(), v);
             }
             0xC0 | 0xC8 | 0xD0 | 0xD8 | 0xE0 | 0xE8 | 0xF0 | 0xF8 => {
-                self.tstates += 1;
+                *ts += 1;
                 if self.cond(y!()) {
-                    self.pc = self.pop(bus);
+                    self.pc = self.pop(bus, ts);
                     self.memptr = self.pc;
                 }
             }
             0xC1 | 0xD1 | 0xE1 | 0xF1 => {
-                let v = self.pop(bus);
+                let v = self.pop(bus, ts);
                 if p!() == 3 {
                     self.set_af(v);
                 } else {
@@ -1265,7 +1280,7 @@ impl Z80 {
                 }
             }
             0xC9 => {
-                self.pc = self.pop(bus);
+                self.pc = self.pop(bus, ts);
                 self.memptr = self.pc;
             }
             0xD9 => {
@@ -1275,43 +1290,43 @@ impl Z80 {
             }
             0xE9 => self.pc = self.xy::<P>(),
             0xF9 => {
-                self.tstates += 2;
+                *ts += 2;
                 self.sp = self.xy::<P>();
             }
             0xC2 | 0xCA | 0xD2 | 0xDA | 0xE2 | 0xEA | 0xF2 | 0xFA => {
-                let a = self.imm16(bus);
+                let a = self.imm16(bus, ts);
                 if self.cond(y!()) {
                     self.pc = a;
                 }
                 self.memptr = a;
             }
             0xC3 => {
-                let a = self.imm16(bus);
+                let a = self.imm16(bus, ts);
                 self.pc = a;
                 self.memptr = a;
             }
             0xD3 => {
-                let n = self.imm8(bus);
+                let n = self.imm8(bus, ts);
                 let acc = self.reg[A];
-                self.io_wr(bus, ((acc as u16) << 8) | n as u16, acc);
+                self.io_wr(bus, ts, ((acc as u16) << 8) | n as u16, acc);
                 // Young / "MEMPTR" notes: low = (n+1) & 0xFF, high = A.
                 self.memptr = (n.wrapping_add(1) as u16) | ((acc as u16) << 8);
             }
             0xDB => {
-                let n = self.imm8(bus);
+                let n = self.imm8(bus, ts);
                 let port = ((self.reg[A] as u16) << 8) | n as u16;
-                self.reg[A] = self.io_rd(bus, port);
+                self.reg[A] = self.io_rd(bus, ts, port);
                 self.memptr = port.wrapping_add(1);
             }
             0xE3 => {
                 let a = self.sp;
-                let lo = self.rd(bus, a) as u16;
-                let hi = self.rd(bus, a.wrapping_add(1)) as u16;
-                self.tstates += 1;
+                let lo = self.rd(bus, ts, a) as u16;
+                let hi = self.rd(bus, ts, a.wrapping_add(1)) as u16;
+                *ts += 1;
                 let v = self.xy::<P>();
-                self.wr(bus, a.wrapping_add(1), (v >> 8) as u8);
-                self.wr(bus, a, v as u8);
-                self.tstates += 2;
+                self.wr(bus, ts, a.wrapping_add(1), (v >> 8) as u8);
+                self.wr(bus, ts, a, v as u8);
+                *ts += 2;
                 let n = (hi << 8) | lo;
                 self.set_xy::<P>(n);
                 self.memptr = n;
@@ -1332,75 +1347,75 @@ impl Z80 {
                 self.iff2 = true;
             }
             0xC4 | 0xCC | 0xD4 | 0xDC | 0xE4 | 0xEC | 0xF4 | 0xFC => {
-                let lo = self.imm8(bus) as u16;
-                let hi = self.rd(bus, self.pc) as u16;
+                let lo = self.imm8(bus, ts) as u16;
+                let hi = self.rd(bus, ts, self.pc) as u16;
                 let a = (hi << 8) | lo;
                 self.memptr = a;
                 if self.cond(y!()) {
-                    self.tstates += 1;
+                    *ts += 1;
                     self.pc = self.pc.wrapping_add(1);
-                    self.push(bus, self.pc);
+                    self.push(bus, ts, self.pc);
                     self.pc = a;
                 } else {
                     self.pc = self.pc.wrapping_add(1);
                 }
             }
             0xC5 | 0xD5 | 0xE5 | 0xF5 => {
-                self.tstates += 1;
+                *ts += 1;
                 let v = if p!() == 3 {
                     self.af()
                 } else {
                     self.rp::<P>(p!())
                 };
-                self.push(bus, v);
+                self.push(bus, ts, v);
             }
             0xCD => {
-                let lo = self.imm8(bus) as u16;
-                let hi = self.rd(bus, self.pc) as u16;
+                let lo = self.imm8(bus, ts) as u16;
+                let hi = self.rd(bus, ts, self.pc) as u16;
                 let a = (hi << 8) | lo;
-                self.tstates += 1;
+                *ts += 1;
                 self.pc = self.pc.wrapping_add(1);
-                self.push(bus, self.pc);
+                self.push(bus, ts, self.pc);
                 self.pc = a;
                 self.memptr = a;
             }
             0xC6 | 0xCE | 0xD6 | 0xDE | 0xE6 | 0xEE | 0xF6 | 0xFE => {
-                let n = self.imm8(bus);
+                let n = self.imm8(bus, ts);
                 self.alu(y!(), n);
             }
             0xC7 | 0xCF | 0xD7 | 0xDF | 0xE7 | 0xEF | 0xF7 | 0xFF => {
-                self.tstates += 1;
-                self.push(bus, self.pc);
+                *ts += 1;
+                self.push(bus, ts, self.pc);
                 self.pc = (y!() as u16) * 8;
                 self.memptr = self.pc;
             }
             // With a DD/FD prefix, CB/DD/ED/FD never get here (`prefixed`).
             0xCB => {
                 if P == 0 {
-                    self.exec_cb(bus);
+                    self.exec_cb(bus, ts);
                 }
             }
             0xED => {
                 if P == 0 {
-                    let op2 = self.fetch_op(bus);
+                    let op2 = self.fetch_op(bus, ts);
                     // The block copies inline, the rest of ED out of line.
                     match op2 {
-                        0xB0 => self.ld_block::<true, true, Bs>(bus),
-                        0xA0 => self.ld_block::<true, false, Bs>(bus),
-                        0xB8 => self.ld_block::<false, true, Bs>(bus),
-                        0xA8 => self.ld_block::<false, false, Bs>(bus),
-                        _ => self.exec_ed(bus, op2),
+                        0xB0 => self.ld_block::<true, true, Bs>(bus, ts),
+                        0xA0 => self.ld_block::<true, false, Bs>(bus, ts),
+                        0xB8 => self.ld_block::<false, true, Bs>(bus, ts),
+                        0xA8 => self.ld_block::<false, false, Bs>(bus, ts),
+                        _ => self.exec_ed(bus, ts, op2),
                     }
                 }
             }
             0xDD => {
                 if P == 0 {
-                    self.prefixed::<1, Bs>(bus);
+                    self.prefixed::<1, Bs>(bus, ts);
                 }
             }
             0xFD => {
                 if P == 0 {
-                    self.prefixed::<2, Bs>(bus);
+                    self.prefixed::<2, Bs>(bus, ts);
                 }
             }
         }
@@ -1408,22 +1423,22 @@ impl Z80 {
 
     /// CB-prefixed opcodes (the opcode fetch is a second M1 cycle).
     #[inline(always)]
-    fn exec_cb<Bs: Bus>(&mut self, bus: &mut Bs) {
-        let op = self.fetch_op(bus);
+    fn exec_cb<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+        let op = self.fetch_op(bus, ts);
         let y = (op >> 3) & 7;
         let z = op & 7;
         if z == 6 {
             let a = self.hl();
-            let v = self.rd(bus, a);
-            self.tstates += 1;
+            let v = self.rd(bus, ts, a);
+            *ts += 1;
             match op >> 6 {
                 0 => {
                     let r = self.rot(y, v);
-                    self.wr(bus, a, r);
+                    self.wr(bus, ts, a, r);
                 }
                 1 => self.bit_flags(y, v, (self.memptr >> 8) as u8),
-                2 => self.wr(bus, a, v & !(1 << y)),
-                _ => self.wr(bus, a, v | (1 << y)),
+                2 => self.wr(bus, ts, a, v & !(1 << y)),
+                _ => self.wr(bus, ts, a, v | (1 << y)),
             }
         } else {
             let v = self.reg[Self::ri::<0>(z)];
@@ -1438,17 +1453,17 @@ impl Z80 {
 
     /// DDCB/FDCB: `DD CB d op`; d and op are plain reads, not M1 cycles.
     #[inline(always)]
-    fn exec_xycb<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs) {
-        let d = self.imm8(bus) as i8;
+    fn exec_xycb<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+        let d = self.imm8(bus, ts) as i8;
         let a = self.xy::<P>().wrapping_add(d as u16);
         self.memptr = a;
-        let op = self.rd(bus, self.pc);
-        self.tstates += 2;
+        let op = self.rd(bus, ts, self.pc);
+        *ts += 2;
         self.pc = self.pc.wrapping_add(1);
         let y = (op >> 3) & 7;
         let z = op & 7;
-        let v = self.rd(bus, a);
-        self.tstates += 1;
+        let v = self.rd(bus, ts, a);
+        *ts += 1;
         let r = match op >> 6 {
             0 => self.rot(y, v),
             1 => {
@@ -1458,7 +1473,7 @@ impl Z80 {
             2 => v & !(1 << y),
             _ => v | (1 << y),
         };
-        self.wr(bus, a, r);
+        self.wr(bus, ts, a, r);
         if z != 6 {
             self.reg[Self::ri::<0>(z)] = r;
         }
@@ -1467,17 +1482,17 @@ impl Z80 {
     /// Repeat cycle of LDIR/LDDR/CPIR/CPDR: X/Y from PC high byte (Young,
     /// and the 2018 block-instruction research summarised there).
     #[inline(always)]
-    fn block_repeat_mem(&mut self) {
+    fn block_repeat_mem(&mut self, ts: &mut u64) {
         self.memptr = self.pc.wrapping_sub(1);
-        self.tstates += 5;
+        *ts += 5;
         self.pc = self.pc.wrapping_sub(2);
         self.reg[F] = (self.reg[F] & !XY) | ((self.pc >> 8) as u8 & XY);
     }
 
     /// Repeat cycle of INIR/INDR/OTIR/OTDR: H, P/V, X, Y adjusted.
     #[inline(always)]
-    fn block_repeat_io(&mut self, t: u8) {
-        self.tstates += 5;
+    fn block_repeat_io(&mut self, ts: &mut u64, t: u8) {
+        *ts += 5;
         self.pc = self.pc.wrapping_sub(2);
         let f = self.reg[F];
         let b = self.reg[B];
@@ -1498,14 +1513,18 @@ impl Z80 {
 
     /// LDI, LDD, LDIR, LDDR.
     #[inline(always)]
-    fn ld_block<const INC: bool, const REPEAT: bool, Bs: Bus>(&mut self, bus: &mut Bs) {
+    fn ld_block<const INC: bool, const REPEAT: bool, Bs: Bus>(
+        &mut self,
+        bus: &mut Bs,
+        ts: &mut u64,
+    ) {
         let hl = self.hl();
         let de = self.de();
         let bc = self.bc().wrapping_sub(1);
-        let v = self.rd(bus, hl);
+        let v = self.rd(bus, ts, hl);
         self.set_bc(bc);
-        self.wr(bus, de, v);
-        self.tstates += 2;
+        self.wr(bus, ts, de, v);
+        *ts += 2;
         if INC {
             self.set_hl(hl.wrapping_add(1));
             self.set_de(de.wrapping_add(1));
@@ -1520,12 +1539,12 @@ impl Z80 {
             | ((n & 0x02) << 4);
         self.setf(f);
         if REPEAT && bc != 0 {
-            self.block_repeat_mem();
+            self.block_repeat_mem(ts);
         }
     }
 
     #[inline(always)]
-    fn exec_ed<Bs: Bus>(&mut self, bus: &mut Bs, op: u8) {
+    fn exec_ed<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, op: u8) {
         let y = (op >> 3) & 7;
         let z = op & 7;
         let p = y >> 1;
@@ -1534,7 +1553,7 @@ impl Z80 {
                 0 => {
                     let bc = self.bc();
                     self.memptr = bc.wrapping_add(1);
-                    let v = self.io_rd(bus, bc);
+                    let v = self.io_rd(bus, ts, bc);
                     if y != 6 {
                         self.reg[Self::ri::<0>(y)] = v;
                     }
@@ -1549,10 +1568,10 @@ impl Z80 {
                     } else {
                         self.reg[Self::ri::<0>(y)]
                     };
-                    self.io_wr(bus, bc, v);
+                    self.io_wr(bus, ts, bc, v);
                 }
                 2 => {
-                    self.tstates += 7;
+                    *ts += 7;
                     let hl = self.hl();
                     let v = self.rp::<0>(p);
                     let c = (self.reg[F] & FLAG_C) as u32;
@@ -1575,14 +1594,14 @@ impl Z80 {
                     self.set_hl(r);
                 }
                 3 => {
-                    let a = self.imm16(bus);
+                    let a = self.imm16(bus, ts);
                     if y & 1 == 0 {
                         let v = self.rp::<0>(p);
-                        self.wr(bus, a, v as u8);
-                        self.wr(bus, a.wrapping_add(1), (v >> 8) as u8);
+                        self.wr(bus, ts, a, v as u8);
+                        self.wr(bus, ts, a.wrapping_add(1), (v >> 8) as u8);
                     } else {
-                        let lo = self.rd(bus, a) as u16;
-                        let hi = self.rd(bus, a.wrapping_add(1)) as u16;
+                        let lo = self.rd(bus, ts, a) as u16;
+                        let hi = self.rd(bus, ts, a.wrapping_add(1)) as u16;
                         self.set_rp::<0>(p, (hi << 8) | lo);
                     }
                     self.memptr = a.wrapping_add(1);
@@ -1601,7 +1620,7 @@ impl Z80 {
                 5 => {
                     // RETN, RETI (and mirrors): IFF1 <- IFF2.
                     self.iff1 = self.iff2;
-                    self.pc = self.pop(bus);
+                    self.pc = self.pop(bus, ts);
                     self.memptr = self.pc;
                 }
                 6 => {
@@ -1613,15 +1632,15 @@ impl Z80 {
                 }
                 _ => match y {
                     0 => {
-                        self.tstates += 1;
+                        *ts += 1;
                         self.i = self.reg[A];
                     }
                     1 => {
-                        self.tstates += 1;
+                        *ts += 1;
                         self.set_r(self.reg[A]);
                     }
                     2 | 3 => {
-                        self.tstates += 1;
+                        *ts += 1;
                         let v = if y == 2 { self.i } else { self.r() };
                         self.reg[A] = v;
                         let f = (self.reg[F] & FLAG_C)
@@ -1632,15 +1651,15 @@ impl Z80 {
                     4 | 5 => {
                         let hl = self.hl();
                         let acc = self.reg[A];
-                        let m = self.rd(bus, hl);
+                        let m = self.rd(bus, ts, hl);
                         let (na, nm) = if y == 4 {
                             ((acc & 0xF0) | (m & 0x0F), (m >> 4) | (acc << 4))
                         } else {
                             ((acc & 0xF0) | (m >> 4), (m << 4) | (acc & 0x0F))
                         };
                         self.reg[A] = na;
-                        self.tstates += 4;
-                        self.wr(bus, hl, nm);
+                        *ts += 4;
+                        self.wr(bus, ts, hl, nm);
                         self.memptr = hl.wrapping_add(1);
                         let f = (self.reg[F] & FLAG_C) | SZPXY[na as usize];
                         self.setf(f);
@@ -1648,16 +1667,16 @@ impl Z80 {
                     _ => {}
                 },
             },
-            0xA0 => self.ld_block::<true, false, Bs>(bus),
-            0xA8 => self.ld_block::<false, false, Bs>(bus),
-            0xB0 => self.ld_block::<true, true, Bs>(bus),
-            0xB8 => self.ld_block::<false, true, Bs>(bus),
+            0xA0 => self.ld_block::<true, false, Bs>(bus, ts),
+            0xA8 => self.ld_block::<false, false, Bs>(bus, ts),
+            0xB0 => self.ld_block::<true, true, Bs>(bus, ts),
+            0xB8 => self.ld_block::<false, true, Bs>(bus, ts),
             0xA1 | 0xA9 | 0xB1 | 0xB9 => {
                 // CPI CPD CPIR CPDR
                 let inc = y & 1 == 0;
                 let hl = self.hl();
-                let v = self.rd(bus, hl);
-                self.tstates += 5;
+                let v = self.rd(bus, ts, hl);
+                *ts += 5;
                 if inc {
                     self.set_hl(hl.wrapping_add(1));
                     self.memptr = self.memptr.wrapping_add(1);
@@ -1680,17 +1699,17 @@ impl Z80 {
                     | ((n & 0x02) << 4);
                 self.setf(f);
                 if y >= 6 && bc != 0 && r != 0 {
-                    self.block_repeat_mem();
+                    self.block_repeat_mem(ts);
                 }
             }
             0xA2 | 0xAA | 0xB2 | 0xBA => {
                 // INI IND INIR INDR
                 let inc = y & 1 == 0;
-                self.tstates += 1;
+                *ts += 1;
                 let bc = self.bc();
-                let v = self.io_rd(bus, bc);
+                let v = self.io_rd(bus, ts, bc);
                 let hl = self.hl();
-                self.wr(bus, hl, v);
+                self.wr(bus, ts, hl, v);
                 if inc {
                     self.set_hl(hl.wrapping_add(1));
                     self.memptr = bc.wrapping_add(1);
@@ -1712,15 +1731,15 @@ impl Z80 {
                     | parity((k as u8 & 7) ^ b);
                 self.setf(f);
                 if y >= 6 && b != 0 {
-                    self.block_repeat_io(v.wrapping_add(c));
+                    self.block_repeat_io(ts, v.wrapping_add(c));
                 }
             }
             0xA3 | 0xAB | 0xB3 | 0xBB => {
                 // OUTI OUTD OTIR OTDR
                 let inc = y & 1 == 0;
-                self.tstates += 1;
+                *ts += 1;
                 let hl = self.hl();
-                let v = self.rd(bus, hl);
+                let v = self.rd(bus, ts, hl);
                 let b = self.reg[B].wrapping_sub(1);
                 self.reg[B] = b;
                 if inc {
@@ -1731,7 +1750,7 @@ impl Z80 {
                     self.memptr = self.bc().wrapping_sub(1);
                 }
                 let bc = self.bc();
-                self.io_wr(bus, bc, v);
+                self.io_wr(bus, ts, bc, v);
                 let l = self.reg[L];
                 let k = l as u16 + v as u16;
                 let f = SZXY[b as usize]
@@ -1740,7 +1759,7 @@ impl Z80 {
                     | parity((k as u8 & 7) ^ b);
                 self.setf(f);
                 if y >= 6 && b != 0 {
-                    self.block_repeat_io(v.wrapping_add(l));
+                    self.block_repeat_io(ts, v.wrapping_add(l));
                 }
             }
             // Everything else is an 8 T no-op (Young, "ED prefix").
