@@ -349,30 +349,7 @@ impl Vdp {
             ..Default::default()
         };
         if self.display_enabled() {
-            let h40 = self.h40();
             let active = self.geom.active as usize;
-            let (max_sprites, per_line) = if h40 { (80usize, 20u8) } else { (64, 16) };
-            let base = ((self.regs[5] as usize) & if h40 { 0x7E } else { 0x7F }) << 9;
-            let mut counts = [0u8; 240];
-            let mut idx = 0usize;
-            for _ in 0..max_sprites {
-                let e = (base + idx * 8) & 0xFFFF;
-                let y = (u16::from_be_bytes([self.vram[e], self.vram[(e + 1) & 0xFFFF]]) & 0x3FF)
-                    as i32;
-                let size = self.vram[(e + 2) & 0xFFFF];
-                let link = (self.vram[(e + 3) & 0xFFFF] & 0x7F) as usize;
-                let h = (((size & 3) + 1) * 8) as i32;
-                let top = y - 128;
-                let lo = top.max(0) as usize;
-                let hi = ((top + h).max(0) as usize).min(active);
-                for c in &mut counts[lo.min(hi)..hi] {
-                    *c = c.saturating_add(1);
-                }
-                if link == 0 || link >= max_sprites {
-                    break;
-                }
-                idx = link;
-            }
             // Only lines with two or more sprites can overflow or collide:
             // ask the renderer's sprite evaluator for the exact answer there
             // (one walk of the table gives every line's sprites).
@@ -382,18 +359,14 @@ impl Vdp {
             frame.scan(&snap, &m, active);
             let mut scratch = SpriteScratch::new();
             let mut buf = [0u8; 320];
-            for (line, &c) in counts[..active].iter().enumerate() {
-                if c < 2 {
+            for line in 0..active {
+                if frame.count(line) < 2 {
                     continue;
                 }
                 if f.overflow_line.is_some() && f.collision_line.is_some() {
                     break;
                 }
-                let (ov, col) = if c > per_line || c >= 2 {
-                    frame.line_status(&snap, &m, line, &mut scratch, &mut buf)
-                } else {
-                    (false, false)
-                };
+                let (ov, col) = frame.line_status(&snap, &m, line, &mut scratch, &mut buf);
                 if ov && f.overflow_line.is_none() {
                     f.overflow_line = Some(line as u16);
                 }
@@ -904,6 +877,51 @@ mod tests {
         v.write_control(0x0000, 0);
         v.write_data(0xABCD, 0);
         assert_eq!(&v.vram[0..2], &[0xCD, 0xAB]);
+    }
+
+    #[test]
+    fn sprite_flags_in_the_status_once_the_beam_passed() {
+        let mut v = vdp_h40();
+        v.regs[5] = 0x6C; // sprite table at 0xD800
+        let g = v.current_geometry();
+        v.begin_frame(0, g, 1);
+        // Tile 1: every pixel colour 1.
+        v.vram[0x20..0x40].fill(0x11);
+        let mut put = |i: usize, line: u16, x: u16, link: u8| {
+            let e = 0xD800 + i * 8;
+            v.vram[e..e + 2].copy_from_slice(&(line + 128).to_be_bytes());
+            v.vram[e + 2] = 0; // 1 x 1 cell
+            v.vram[e + 3] = link;
+            v.vram[e + 4..e + 6].copy_from_slice(&1u16.to_be_bytes());
+            v.vram[e + 6..e + 8].copy_from_slice(&(x + 128).to_be_bytes());
+        };
+        // Two sprites overlapping by 4 pixels on line 10 (a collision) and
+        // 21 side by side on line 100 (one more than H40's 20: overflow).
+        put(0, 10, 50, 1);
+        put(1, 10, 54, 2);
+        for i in 2..23 {
+            put(i, 100, 8 * i as u16, if i == 22 { 0 } else { i as u8 + 1 });
+        }
+        // Before the beam reaches line 10: neither flag.
+        assert_eq!(v.read_status(line_at(5), 0) & 0x0060, 0);
+        // After line 10: collision (bit 5), reported once.
+        assert_eq!(v.read_status(line_at(20), 0) & 0x0060, 0x0020);
+        assert_eq!(v.read_status(line_at(21), 0) & 0x0060, 0);
+        // After line 100: overflow (bit 6), reported once.
+        assert_eq!(v.read_status(line_at(101), 0) & 0x0060, 0x0040);
+        assert_eq!(v.read_status(line_at(102), 0) & 0x0060, 0);
+        // The next frame finds them again (and the sprites moved: only the
+        // overlap is left, on line 30).
+        for i in 0..2 {
+            let e = 0xD800 + i * 8;
+            v.vram[e..e + 2].copy_from_slice(&(30u16 + 128).to_be_bytes());
+        }
+        v.vram[0xD800 + 8 + 3] = 0; // the list ends after sprite 1
+        v.begin_frame(MCLK_PER_LINE * 262, g, 2);
+        let next = |line: u64| MCLK_PER_LINE * 262 + line_at(line);
+        assert_eq!(v.read_status(next(29), 0) & 0x0060, 0);
+        assert_eq!(v.read_status(next(31), 0) & 0x0060, 0x0020);
+        assert_eq!(v.read_status(next(200), 0) & 0x0060, 0);
     }
 
     #[test]

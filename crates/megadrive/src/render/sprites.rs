@@ -58,6 +58,31 @@ pub(crate) struct LineSprite {
     attr: u16,
 }
 
+impl LineSprite {
+    /// The sprite of table entry `base` (size byte `size`) at pixel row
+    /// `row`.
+    #[inline]
+    fn at(v: &VdpSnapshot, base: usize, size: u8, row: u32) -> Self {
+        LineSprite {
+            x: v.word(base + 6) & 0x1FF,
+            w: ((size >> 2) & 3) + 1,
+            h: (size & 3) + 1,
+            row: row as u16,
+            attr: v.word(base + 4),
+        }
+    }
+}
+
+/// (y mask, y of the screen's top, pixel rows per cell as a shift) of the
+/// sprite table's y coordinates.
+fn sprite_geometry(m: &Mode) -> (u32, u32, u32) {
+    if m.im2 {
+        (0x3FF, 256, 4)
+    } else {
+        (0x1FF, 128, 3)
+    }
+}
+
 /// Per-line sprite scratch space (no allocation per line).
 #[derive(Debug, Clone)]
 pub(crate) struct SpriteScratch {
@@ -76,11 +101,7 @@ impl SpriteScratch {
     /// Find the sprites on `line`; returns true on a count overflow.
     pub(crate) fn scan(&mut self, v: &VdpSnapshot, m: &Mode, line: u16) -> bool {
         self.count = 0;
-        let (ymask, top, cell_shift) = if m.im2 {
-            (0x3FFu32, 256u32, 4)
-        } else {
-            (0x1FF, 128, 3)
-        };
+        let (ymask, top, cell_shift) = sprite_geometry(m);
         let line = line as u32;
         let mut idx = 0usize;
         for _ in 0..m.sprites_total {
@@ -94,13 +115,7 @@ impl SpriteScratch {
                 if self.count == m.sprites_per_line {
                     return true;
                 }
-                self.list[self.count] = LineSprite {
-                    x: v.word(base + 6) & 0x1FF,
-                    w: ((size >> 2) & 3) + 1,
-                    h: h as u8,
-                    row: d as u16,
-                    attr: v.word(base + 4),
-                };
+                self.list[self.count] = LineSprite::at(v, base, size, d);
                 self.count += 1;
             }
             if link == 0 || link >= m.sprites_total {
@@ -297,22 +312,13 @@ impl FrameSprites {
         }
     }
 
-    /// (y mask, y of the screen's top, pixel rows per cell as a shift).
-    fn geometry(m: &Mode) -> (u32, u32, u32) {
-        if m.im2 {
-            (0x3FF, 256, 4)
-        } else {
-            (0x1FF, 128, 3)
-        }
-    }
-
     /// Walk the table for lines `0..lines` (same line numbering as `scan`).
     pub(crate) fn scan(&mut self, v: &VdpSnapshot, m: &Mode, lines: usize) {
         let lines = lines.min(FRAME_LINES);
         self.lines = lines;
         self.count[..lines].fill(0);
         self.overflow[..lines].fill(false);
-        let (ymask, top, cell_shift) = Self::geometry(m);
+        let (ymask, top, cell_shift) = sprite_geometry(m);
         let mut idx = 0usize;
         for _ in 0..m.sprites_total {
             let base = m.sat + idx * 8;
@@ -344,6 +350,16 @@ impl FrameSprites {
         }
     }
 
+    /// Sprites found on `line` (at most the per-line limit; 0 outside the
+    /// scanned lines).
+    pub(crate) fn count(&self, line: usize) -> usize {
+        if line < self.lines {
+            self.count[line] as usize
+        } else {
+            0
+        }
+    }
+
     /// Fill `scratch` with `line`'s sprites as `SpriteScratch::scan` would;
     /// returns its count overflow.
     fn fill(&self, v: &VdpSnapshot, m: &Mode, line: usize, scratch: &mut SpriteScratch) -> bool {
@@ -351,18 +367,12 @@ impl FrameSprites {
         if line >= self.lines {
             return false;
         }
-        let (ymask, top, _) = Self::geometry(m);
+        let (ymask, top, _) = sprite_geometry(m);
         for &id in &self.ids[line][..self.count[line] as usize] {
             let base = m.sat + id as usize * 8;
             let y = v.word(base) as u32 & ymask;
-            let size = v.byte(base + 2);
-            scratch.list[scratch.count] = LineSprite {
-                x: v.word(base + 6) & 0x1FF,
-                w: ((size >> 2) & 3) + 1,
-                h: (size & 3) + 1,
-                row: ((line as u32 + top).wrapping_sub(y) & ymask) as u16,
-                attr: v.word(base + 4),
-            };
+            let row = (line as u32 + top).wrapping_sub(y) & ymask;
+            scratch.list[scratch.count] = LineSprite::at(v, base, v.byte(base + 2), row);
             scratch.count += 1;
         }
         self.overflow[line]
@@ -428,6 +438,16 @@ pub(crate) fn status_with(
 mod tests {
     use super::*;
 
+    /// A xorshift generator: `next(n)` gives a number below `n`.
+    fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
+
     /// `spans` pixel by pixel, as the definition reads: a collision needs
     /// two shown sprite pixels' cells on the same screen x.
     fn spans_per_pixel(list: &[LineSprite], m: &Mode, prev: bool) -> (bool, bool) {
@@ -460,13 +480,7 @@ mod tests {
 
     #[test]
     fn frame_walk_finds_what_each_line_scan_finds() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         let mut vram = Box::new([0u8; 0x10000]);
         let (cram, vsram) = ([0u16; 64], [0u16; 40]);
         let mut fs = FrameSprites::new();
@@ -539,13 +553,7 @@ mod tests {
 
     #[test]
     fn span_masks_match_pixel_by_pixel() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
         let mut tried = [0u32; 2];
         for h40 in [false, true] {
             let mut regs = [0u8; 24];
