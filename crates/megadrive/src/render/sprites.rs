@@ -83,6 +83,42 @@ fn sprite_geometry(m: &Mode) -> (u32, u32, u32) {
     }
 }
 
+/// A sprite attribute table entry met on the link list.
+#[derive(Debug, Clone, Copy)]
+struct SatEntry {
+    idx: usize,
+    /// Byte offset of the entry in VRAM.
+    base: usize,
+    /// Y position (masked to the mode's range).
+    y: u32,
+    /// Size byte (bits 0-1 height - 1 in cells, bits 2-3 width - 1).
+    size: u8,
+}
+
+/// The link list from entry 0, as the VDP walks it: at most
+/// `sprites_total` entries, ending at a link of 0 or one outside the table.
+fn sat_walk<'a>(v: &'a VdpSnapshot, m: &'a Mode) -> impl Iterator<Item = SatEntry> + 'a {
+    let ymask = sprite_geometry(m).0;
+    let mut next = Some(0usize);
+    let mut left = m.sprites_total;
+    std::iter::from_fn(move || {
+        let idx = next?;
+        if left == 0 {
+            return None;
+        }
+        left -= 1;
+        let base = m.sat + idx * 8;
+        let link = (v.byte(base + 3) & 0x7F) as usize;
+        next = (link != 0 && link < m.sprites_total).then_some(link);
+        Some(SatEntry {
+            idx,
+            base,
+            y: v.word(base) as u32 & ymask,
+            size: v.byte(base + 2),
+        })
+    })
+}
+
 /// Per-line sprite scratch space (no allocation per line).
 #[derive(Debug, Clone)]
 pub(crate) struct SpriteScratch {
@@ -103,25 +139,16 @@ impl SpriteScratch {
         self.count = 0;
         let (ymask, top, cell_shift) = sprite_geometry(m);
         let line = line as u32;
-        let mut idx = 0usize;
-        for _ in 0..m.sprites_total {
-            let base = m.sat + idx * 8;
-            let y = v.word(base) as u32 & ymask;
-            let size = v.byte(base + 2);
-            let link = (v.byte(base + 3) & 0x7F) as usize;
-            let h = ((size & 3) + 1) as u32;
-            let d = (line + top).wrapping_sub(y) & ymask;
+        for e in sat_walk(v, m) {
+            let h = ((e.size & 3) + 1) as u32;
+            let d = (line + top).wrapping_sub(e.y) & ymask;
             if d < h << cell_shift {
                 if self.count == m.sprites_per_line {
                     return true;
                 }
-                self.list[self.count] = LineSprite::at(v, base, size, d);
+                self.list[self.count] = LineSprite::at(v, e.base, e.size, d);
                 self.count += 1;
             }
-            if link == 0 || link >= m.sprites_total {
-                break;
-            }
-            idx = link;
         }
         false
     }
@@ -319,13 +346,9 @@ impl FrameSprites {
         self.count[..lines].fill(0);
         self.overflow[..lines].fill(false);
         let (ymask, top, cell_shift) = sprite_geometry(m);
-        let mut idx = 0usize;
-        for _ in 0..m.sprites_total {
-            let base = m.sat + idx * 8;
-            let y = v.word(base) as u32 & ymask;
-            let size = v.byte(base + 2);
-            let link = (v.byte(base + 3) & 0x7F) as usize;
-            let rows = (((size & 3) + 1) as u32) << cell_shift;
+        for e in sat_walk(v, m) {
+            let (idx, y) = (e.idx, e.y);
+            let rows = (((e.size & 3) + 1) as u32) << cell_shift;
             // `scan` takes the sprite on line L when (L + top - y) & ymask
             // is below its height: for each row d that is line
             // (y + d - top) & ymask.
@@ -343,10 +366,6 @@ impl FrameSprites {
                     self.count[l] += 1;
                 }
             }
-            if link == 0 || link >= m.sprites_total {
-                break;
-            }
-            idx = link;
         }
     }
 
