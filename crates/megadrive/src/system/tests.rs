@@ -292,6 +292,20 @@ fn runaway_and_bad_code_stop_with_a_report() {
         }
         other => panic!("{other:?}"),
     }
+    // movea.l #$FFFF01,a7 ; illegal: the exception frame goes to an odd
+    // stack, its address error does too: a double bus fault halts the CPU,
+    // and the run stops with a report instead of spinning.
+    let r = rom(&[0x2E7C, 0x00FF, 0xFF01, 0x4AFC], &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    let e = sys
+        .run_frame(&mut ())
+        .expect_err("a halted CPU must stop the run");
+    let msg = e.to_string();
+    assert!(matches!(e, RunError::Halted { frame: 0, .. }), "{msg}");
+    assert!(
+        msg.contains("double bus fault") && msg.contains("frame 0"),
+        "{msg}"
+    );
 }
 
 #[test]
