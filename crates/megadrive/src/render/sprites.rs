@@ -153,6 +153,36 @@ impl SpriteScratch {
         false
     }
 
+    /// The line's status from the sprites found (`count_overflow`: the scan
+    /// found more than the per-line limit). With `draw`, `buf` receives the
+    /// sprite line; without it the pixels are drawn (into `buf` as scratch)
+    /// only when shown sprites overlap, as the collision flag needs them.
+    fn evaluate(
+        &self,
+        v: &VdpSnapshot,
+        m: &Mode,
+        count_overflow: bool,
+        prev_dot_overflow: bool,
+        buf: &mut [u8],
+        draw: bool,
+    ) -> SpriteLineStatus {
+        let (dot_overflow, collision) = if draw {
+            self.draw(v, m, prev_dot_overflow, buf)
+        } else {
+            match self.spans(m, prev_dot_overflow) {
+                (dot, false) => (dot, false),
+                (_, true) => self.draw(v, m, prev_dot_overflow, buf),
+            }
+        };
+        SpriteLineStatus {
+            count_overflow,
+            dot_overflow,
+            overflow: count_overflow || dot_overflow,
+            collision,
+            sprites: self.count as u8,
+        }
+    }
+
     /// Without drawing: the dot overflow, and whether any two shown sprite
     /// cells overlap on screen (a collision needs that).
     fn spans(&self, m: &Mode, prev_dot_overflow: bool) -> (bool, bool) {
@@ -177,7 +207,7 @@ impl SpriteScratch {
                 let x0 = (s.x as i32 - 128).max(0);
                 let x1 = (s.x as i32 - 128 + cells as i32 * 8).min(width);
                 // Pixels x0..x1 as bit masks, one 64-pixel word at a time.
-                let mut x = x0.max(0) as usize;
+                let mut x = x0 as usize;
                 let end = x1.max(0) as usize;
                 while x < end {
                     let w = x >> 6;
@@ -347,13 +377,12 @@ impl FrameSprites {
         self.overflow[..lines].fill(false);
         let (ymask, top, cell_shift) = sprite_geometry(m);
         for e in sat_walk(v, m) {
-            let (idx, y) = (e.idx, e.y);
             let rows = (((e.size & 3) + 1) as u32) << cell_shift;
             // `scan` takes the sprite on line L when (L + top - y) & ymask
             // is below its height: for each row d that is line
             // (y + d - top) & ymask.
             for d in 0..rows {
-                let l = (y + d).wrapping_sub(top) & ymask;
+                let l = (e.y + d).wrapping_sub(top) & ymask;
                 let l = l as usize;
                 if l >= lines || self.overflow[l] {
                     continue;
@@ -362,7 +391,7 @@ impl FrameSprites {
                 if c == m.sprites_per_line {
                     self.overflow[l] = true;
                 } else {
-                    self.ids[l][c] = idx as u8;
+                    self.ids[l][c] = e.idx as u8;
                     self.count[l] += 1;
                 }
             }
@@ -412,11 +441,8 @@ impl FrameSprites {
             return (false, false);
         }
         let count_overflow = self.fill(v, m, line, scratch);
-        let (dot_overflow, collision) = match scratch.spans(m, false) {
-            (dot, false) => (dot, false),
-            (_, true) => scratch.draw(v, m, false, buf),
-        };
-        (count_overflow || dot_overflow, collision)
+        let st = scratch.evaluate(v, m, count_overflow, false, buf, false);
+        (st.overflow, st.collision)
     }
 }
 
@@ -436,21 +462,7 @@ pub(crate) fn status_with(
         return SpriteLineStatus::default();
     }
     let count_overflow = scratch.scan(v, m, line);
-    let (dot_overflow, collision) = if draw {
-        scratch.draw(v, m, prev_dot_overflow, buf)
-    } else {
-        match scratch.spans(m, prev_dot_overflow) {
-            (dot, false) => (dot, false),
-            (_, true) => scratch.draw(v, m, prev_dot_overflow, buf),
-        }
-    };
-    SpriteLineStatus {
-        count_overflow,
-        dot_overflow,
-        overflow: count_overflow || dot_overflow,
-        collision,
-        sprites: scratch.count as u8,
-    }
+    scratch.evaluate(v, m, count_overflow, prev_dot_overflow, buf, draw)
 }
 
 #[cfg(test)]
