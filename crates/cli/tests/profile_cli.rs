@@ -153,6 +153,51 @@ fn stack_outputs_and_json() {
 }
 
 #[test]
+fn reference_rules_are_recorded_and_warned() {
+    let d = tmp("rules");
+    let p = |n: &str| d.join(n).to_str().unwrap().to_string();
+    let out = run(&[
+        "profile",
+        "--frames",
+        "60",
+        "--reference-rule",
+        "z80-7f-waits",
+        "--reference-rule",
+        "busreq-at-insn-start",
+        "--json",
+        &p("r.json"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(all.contains("reference timing rules in force"), "{all}");
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("r.json")).unwrap()).unwrap();
+    assert_eq!(
+        j["options"]["reference_rules"],
+        serde_json::json!(["busreq-at-insn-start", "z80-7f-waits"])
+    );
+    // Without the option: no key, no warning.
+    let out = run(&["profile", "--frames", "60", "--json", &p("plain.json")]);
+    assert!(out.status.success());
+    let j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("plain.json")).unwrap()).unwrap();
+    assert!(j["options"].get("reference_rules").is_none());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("reference timing rules"));
+    // An unknown rule is a usage error naming the choices.
+    let out = run(&["profile", "--frames", "1", "--reference-rule", "fast"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("busreq-at-insn-start"));
+}
+
+#[test]
 fn ci_gates_exit_3_and_name_frames() {
     // Phase B of the demo ROM drops frames from about frame 430 on.
     let out = run(&[

@@ -284,6 +284,13 @@ pub(crate) fn report(
                 crate::EntryCharge::Interrupted => "interrupted",
             }
             .to_string(),
+            reference_rules: s
+                .options
+                .reference_rules
+                .names()
+                .into_iter()
+                .map(String::from)
+                .collect(),
         },
         timing,
         summary: sm,

@@ -25,7 +25,7 @@ mod build;
 use std::path::Path;
 
 use retroprof_megadrive::{
-    Config, FrameInfo, InputScript, MdObserver, Region, Rom, RunError, System,
+    Config, FrameInfo, InputScript, MdObserver, ReferenceRules, Region, Rom, RunError, System,
 };
 use retroprof_symbols::{FunctionIndex, IndexOptions, SymbolKind, SymbolTable, Symbols};
 
@@ -66,6 +66,9 @@ pub struct ProfileOptions {
     /// handler (default) or to the interrupted code, as a hook called
     /// before each instruction (Genesis Plus GX's) charges it.
     pub entry: EntryCharge,
+    /// Reference-emulator timing rules to emulate instead of the hardware's
+    /// bus-cycle timing (default: none). A comparison aid only.
+    pub reference_rules: ReferenceRules,
 }
 
 /// Where the 68000's exception entry processing (the interrupt
@@ -97,6 +100,7 @@ impl Default for ProfileOptions {
             keep_labels: false,
             watch: Vec::new(),
             entry: EntryCharge::Handler,
+            reference_rules: ReferenceRules::default(),
         }
     }
 }
@@ -240,6 +244,14 @@ impl Session {
                 idle.join(", ")
             ));
         }
+        let rules = options.reference_rules.names();
+        if !rules.is_empty() {
+            warnings.push(format!(
+                "reference timing rules in force ({}): the Z80's timing follows Genesis Plus GX's \
+                 rules, not the hardware's; use only to compare with that emulator",
+                rules.join(", ")
+            ));
+        }
         let watches = options
             .watch
             .iter()
@@ -263,6 +275,7 @@ impl Session {
     fn config(&self) -> Config {
         Config {
             region: self.options.region,
+            reference_rules: self.options.reference_rules,
             ..Config::default()
         }
     }

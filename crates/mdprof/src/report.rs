@@ -111,6 +111,11 @@ pub struct RunOptions {
     /// or `interrupted` (`--entry`). Absent in older reports: `handler`.
     #[serde(default = "default_entry")]
     pub entry: String,
+    /// The reference emulator's timing rules emulated instead of the
+    /// hardware's (`--reference-rule`, kebab-case names such as
+    /// `busreq-at-insn-start`); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_rules: Vec<String>,
 }
 
 fn default_entry() -> String {

@@ -28,3 +28,4 @@ pub use observer::{Clock, DmaEvent, InstrCost, MdObserver, PcSet, SystemView, Vd
 pub use rom::{Region, Rom, RomError};
 pub use system::{BusCounters, Config, FrameInfo, RecentPcs, RunError, System};
 pub use vdp::{DmaKind, DmaSpan, DmaTarget};
+pub use z80::ReferenceRules;

@@ -41,7 +41,7 @@ use crate::render::{Image, Renderer};
 use crate::rom::{Region, Rom};
 use crate::timing::{DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES};
 use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
-use crate::z80::Z80Sys;
+use crate::z80::{ReferenceRules, Z80Sys};
 
 /// Default CPU start within frame 0 (see the module documentation).
 pub const REFERENCE_CPU_START_MCLK: u64 = 784_462;
@@ -69,6 +69,9 @@ pub struct Config {
     /// Stop with [`RunError::Runaway`] after this many instruction fetches
     /// from unmapped space within one frame.
     pub runaway_fetch_limit: u64,
+    /// Timing rules of the reference emulator to apply instead of ours
+    /// (default: none; a comparison aid, see [`ReferenceRules`]).
+    pub reference_rules: ReferenceRules,
 }
 
 impl Default for Config {
@@ -80,6 +83,7 @@ impl Default for Config {
             stop_on_error_exception: true,
             cpu_start_mclk: REFERENCE_CPU_START_MCLK,
             runaway_fetch_limit: 1000,
+            reference_rules: ReferenceRules::default(),
         }
     }
 }
@@ -169,6 +173,8 @@ pub(crate) struct Hw {
     // boundaries, so an interrupt raised at its exact time is seen by the
     // 68000 at the first boundary after it) ----
     frame_origin: u64,
+    /// The last slow-path boundary (CPU cycle) and the cycles it charged.
+    boundary_extra: (u64, u64),
     geom: crate::timing::FrameGeometry,
     /// Index (0 = first VBlank line) of the next line to start.
     next_line: u16,
@@ -389,15 +395,37 @@ impl<O: MdObserver> Bus68k<'_, O> {
         }
     }
 
+    /// mclk at which the current instruction started: its boundary plus
+    /// the cycles charged there ([`ReferenceRules::busreq_at_insn_start`]).
+    fn insn_start_mclk(&self) -> u64 {
+        let at = self.clock.cpu_cycles.get();
+        let extra = if self.hw.boundary_extra.0 == at {
+            self.hw.boundary_extra.1
+        } else {
+            0
+        };
+        self.hw.mclk(at + extra)
+    }
+
     fn io_write_byte(&mut self, addr: u32, v: u8, now: u64) {
         let m = self.hw.mclk(now);
         match addr {
             0xA1_0000..=0xA1_001F => self.hw.io.write((addr >> 1) & 0xF, v, m),
             0xA1_1100 => {
+                let m = if self.hw.z80.rules.busreq_at_insn_start {
+                    self.insn_start_mclk()
+                } else {
+                    m
+                };
                 self.hw.catch_up_z80(m);
                 self.hw.z80.set_busreq(v & 1 != 0, m);
             }
             0xA1_1200 => {
+                let m = if self.hw.z80.rules.reset_at_insn_start {
+                    self.insn_start_mclk()
+                } else {
+                    m
+                };
                 self.hw.catch_up_z80(m);
                 self.hw.z80.set_reset(v & 1 == 0, m);
             }
@@ -535,6 +563,7 @@ impl<O: MdObserver> Bus68k<'_, O> {
             extra += c;
         }
         self.hw.update_check();
+        self.hw.boundary_extra = (now, extra as u64);
         Boundary {
             extra,
             ipl: self.hw.ipl,
@@ -1069,6 +1098,7 @@ impl System {
             counters: BusCounters::default(),
             fetches_this_frame: 0,
             frame_origin: 0,
+            boundary_extra: (u64::MAX, 0),
             geom: crate::timing::FrameGeometry::new(region.is_pal(), false, false),
             next_line: u16::MAX,
             vint_at: u64::MAX,
@@ -1079,6 +1109,7 @@ impl System {
             shot: None,
         };
         hw.z80.clock = base;
+        hw.z80.rules = config.reference_rules;
         let mut sys = System {
             cpu: Cpu::new(),
             hw,
@@ -1358,6 +1389,7 @@ impl System {
         // VINT, Z80 IRQ and catch-up; processed at the 68000's instruction
         // boundaries as their times pass.
         self.hw.frame_origin = origin;
+        self.hw.z80.frame_origin = origin;
         self.hw.geom = geom;
         self.hw.next_line = 0;
         self.hw.vint_at = u64::MAX;

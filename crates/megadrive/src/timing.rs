@@ -127,6 +127,10 @@ pub const YM_TIMER_B_SAMPLES: u64 = 16;
 /// YM2612 busy flag after a data write: 32 internal cycles of 6 YM clocks
 /// (public YM2612 notes), i.e. 32 * 6 * 7 mclk. Approximate.
 pub const YM_BUSY_MCLK: u64 = 32 * 6 * YM_DIVIDER;
+/// One YM2612 internal cycle (6 YM clocks = 42 mclk): the grid on which the
+/// reference ends the busy flag (Genesis Plus GX sound.c, `YM2612_CLOCK_RATIO`
+/// = 7 * 6; used only under `ReferenceRules::ym_busy_grid`).
+pub const YM_BUSY_GRID_MCLK: u64 = 6 * YM_DIVIDER;
 
 /// 6-button pad: the TH transition counter resets when TH has not changed
 /// for about 1.5 ms (public 6-button protocol notes, e.g. plutiedev

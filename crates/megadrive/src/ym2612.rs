@@ -7,7 +7,7 @@
 //! flag, bit 4 reset A's flag, bit 5 reset B's flag. Status: bit 7 busy,
 //! bit 1 timer B overflow, bit 0 timer A overflow.
 
-use crate::timing::{YM_BUSY_MCLK, YM_SAMPLE_MCLK, YM_TIMER_B_SAMPLES};
+use crate::timing::{YM_BUSY_GRID_MCLK, YM_BUSY_MCLK, YM_SAMPLE_MCLK, YM_TIMER_B_SAMPLES};
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Timer {
@@ -91,7 +91,9 @@ impl Ym2612 {
     }
 
     /// Write to port `port` (0-3: address 0, data 0, address 1, data 1).
-    pub fn write(&mut self, port: u32, v: u8, now: u64) {
+    /// `grid`: the origin of the reference's 42-mclk busy grid
+    /// ([`crate::z80::ReferenceRules::ym_busy_grid`]), if in force.
+    pub fn write(&mut self, port: u32, v: u8, now: u64, grid: Option<u64>) {
         self.update(now);
         let part = ((port >> 1) & 1) as usize;
         if port & 1 == 0 {
@@ -99,7 +101,16 @@ impl Ym2612 {
             return;
         }
         self.writes += 1;
-        self.busy_until = now + YM_BUSY_MCLK;
+        self.busy_until = match grid {
+            // Genesis Plus GX (sound.c): busy until the YM clock edge
+            // (mclk / 42) at or after the write, plus 32 of them.
+            Some(origin) if now >= origin => {
+                origin
+                    + (now - origin).div_ceil(YM_BUSY_GRID_MCLK) * YM_BUSY_GRID_MCLK
+                    + YM_BUSY_MCLK
+            }
+            _ => now + YM_BUSY_MCLK,
+        };
         let r = self.addr[part];
         let old = self.regs[part][r as usize];
         self.regs[part][r as usize] = v;
@@ -156,18 +167,18 @@ mod tests {
     fn timer_a_overflow_and_reset() {
         let mut y = Ym2612::default();
         // NA = 1000 -> 24 samples.
-        y.write(0, 0x24, 0);
-        y.write(1, (1000 >> 2) as u8, 0);
-        y.write(0, 0x25, 0);
-        y.write(1, (1000 & 3) as u8, 0);
-        y.write(0, 0x27, 0);
-        y.write(1, 0x05, 100);
+        y.write(0, 0x24, 0, None);
+        y.write(1, (1000 >> 2) as u8, 0, None);
+        y.write(0, 0x25, 0, None);
+        y.write(1, (1000 & 3) as u8, 0, None);
+        y.write(0, 0x27, 0, None);
+        y.write(1, 0x05, 100, None);
         let period = 24 * 1008;
         assert_eq!(y.read(100 + period - 1) & 1, 0);
         assert_eq!(y.read(100 + period) & 1, 1);
         // Reset flag, keep running.
-        y.write(0, 0x27, 100 + period);
-        y.write(1, 0x15, 100 + period);
+        y.write(0, 0x27, 100 + period, None);
+        y.write(1, 0x15, 100 + period, None);
         assert_eq!(y.read(100 + period + 1) & 1, 0);
         assert_eq!(y.read(100 + 2 * period) & 1, 1);
     }
@@ -175,18 +186,37 @@ mod tests {
     #[test]
     fn timer_b_and_busy() {
         let mut y = Ym2612::default();
-        y.write(0, 0x26, 0);
-        y.write(1, 0xFF, 0); // NB = 255: 16 samples
-        y.write(0, 0x27, 0);
-        y.write(1, 0x0A, 0);
+        y.write(0, 0x26, 0, None);
+        y.write(1, 0xFF, 0, None); // NB = 255: 16 samples
+        y.write(0, 0x27, 0, None);
+        y.write(1, 0x0A, 0, None);
         assert_eq!(y.read(1) & 0x80, 0x80, "busy after a data write");
         assert_eq!(y.read(YM_BUSY_MCLK) & 0x80, 0);
         assert_eq!(y.read(16 * 1008 - 1) & 2, 0);
         assert_eq!(y.read(16 * 1008) & 2, 2);
         // Flag disabled: no flag.
         let mut y = Ym2612::default();
-        y.write(0, 0x27, 0);
-        y.write(1, 0x02, 0);
+        y.write(0, 0x27, 0, None);
+        y.write(1, 0x02, 0, None);
         assert_eq!(y.read(10_000_000) & 2, 0);
+    }
+
+    #[test]
+    fn busy_end_on_the_reference_grid() {
+        // Ours: 32 x 42 mclk after the data write.
+        let mut y = Ym2612::default();
+        y.write(1, 0, 100, None);
+        assert_eq!(y.read(100 + YM_BUSY_MCLK - 1) & 0x80, 0x80);
+        assert_eq!(y.read(100 + YM_BUSY_MCLK) & 0x80, 0);
+        // The reference's rule: from the next 42-mclk edge counted from the
+        // frame origin (here 1,000): write at 1,100 -> edge 1,126.
+        let mut y = Ym2612::default();
+        y.write(1, 0, 1_100, Some(1_000));
+        assert_eq!(y.read(1_126 + YM_BUSY_MCLK - 1) & 0x80, 0x80);
+        assert_eq!(y.read(1_126 + YM_BUSY_MCLK) & 0x80, 0);
+        // A write on an edge is not moved.
+        let mut y = Ym2612::default();
+        y.write(1, 0, 1_084, Some(1_000));
+        assert_eq!(y.read(1_084 + YM_BUSY_MCLK) & 0x80, 0);
     }
 }

@@ -42,7 +42,79 @@ pub struct Z80Sys {
     /// 68000 bus (the latest one; a new DMA can only start after the 68000
     /// is released, and the Z80 is caught up to its start first).
     pub m68k_bus_busy: (u64, u64),
+    /// Reference-emulator timing rules in force (default: none).
+    pub rules: ReferenceRules,
+    /// mclk of the current frame's origin (the first VBlank line), for
+    /// [`ReferenceRules::ym_busy_grid`].
+    pub frame_origin: u64,
 }
+
+/// Timing rules of the reference emulator (Genesis Plus GX, libretro fork
+/// commit 5a8389c; facts read from its `genesis.c`, `memz80.c`,
+/// `sound/sound.c` and `m68k/m68kcpu.c`, no code taken) that differ from
+/// the bus-cycle timing we model. Each moves the Z80's phase against the
+/// 68000 by a few to a few hundred mclk. All off by default; they exist to
+/// measure how much of a per-frame difference from the reference comes
+/// from each rule (crates/megadrive/README.md, "What moves that phase").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReferenceRules {
+    /// A 68000 write to BUSREQ (0xA11100) takes effect at its
+    /// instruction's start, not at its bus cycle: the reference's 68000
+    /// core adds an instruction's cycles after running it. The start is
+    /// the instruction boundary plus the refresh and Z80 stall charged
+    /// there (the reference adds its refresh delay before the instruction
+    /// runs); exception processing before an instruction is not counted.
+    pub busreq_at_insn_start: bool,
+    /// The same for RESET (0xA11200).
+    pub reset_at_insn_start: bool,
+    /// When released from BUSREQ or RESET the Z80 restarts on the 15-mclk
+    /// grid (the next multiple of 15 mclk at or after the release, and not
+    /// before the Z80's own clock; the reference: "Z80 cycles should remain
+    /// a multiple of 15 MClocks", counted from its frame start, the same
+    /// grid as ours since NTSC and PAL frames are multiples of 15 mclk).
+    pub z80_restart_grid: bool,
+    /// The YM2612 busy flag ends on the 42-mclk grid counted from the
+    /// frame's origin: busy until (ceil((t - origin) / 42) + 32) * 42 after
+    /// the origin, where ours ends 32 * 42 mclk after the write.
+    pub ym_busy_grid: bool,
+    /// The 68000's loss for a Z80 bank access is taken from the Z80's mclk
+    /// phase before the access's own 3-T wait, not after it.
+    pub bank_stall_before_wait: bool,
+    /// Z80 accesses to 0x7F00-0x7FFF (VDP, PSG) wait and stall the 68000
+    /// like bank accesses (the reference routes them through its 68000-bus
+    /// request; the hardware does route that window over the 68000 bus).
+    pub z80_7f_waits: bool,
+}
+
+impl ReferenceRules {
+    /// The rules in force, by name (the CLI's `--reference-rule` values).
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.busreq_at_insn_start, "busreq-at-insn-start"),
+            (self.reset_at_insn_start, "reset-at-insn-start"),
+            (self.z80_restart_grid, "z80-restart-grid"),
+            (self.ym_busy_grid, "ym-busy-grid"),
+            (self.bank_stall_before_wait, "bank-stall-before-wait"),
+            (self.z80_7f_waits, "z80-7f-waits"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+
+    /// Every rule on.
+    pub const ALL: ReferenceRules = ReferenceRules {
+        busreq_at_insn_start: true,
+        reset_at_insn_start: true,
+        z80_restart_grid: true,
+        ym_busy_grid: true,
+        bank_stall_before_wait: true,
+        z80_7f_waits: true,
+    };
+}
+
+/// The grid of [`ReferenceRules::z80_restart_grid`]: one Z80 clock.
+const Z80_GRID_MCLK: u64 = Z80_DIVIDER;
 
 /// The Z80 after /RESET (retroprof-z80 `Z80::reset`).
 fn reset_cpu() -> Z80 {
@@ -76,6 +148,8 @@ impl Z80Sys {
             bank_accesses: 0,
             dma_waits: 0,
             m68k_bus_busy: (0, 0),
+            rules: ReferenceRules::default(),
+            frame_origin: 0,
         }
     }
 
@@ -106,6 +180,8 @@ impl Z80Sys {
             bank_count: 0,
             busy: self.m68k_bus_busy,
             dma_waits: 0,
+            rules: self.rules,
+            origin: self.frame_origin,
         };
         let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
         // The core's T-state counter is relative to this call's start.
@@ -132,12 +208,24 @@ impl Z80Sys {
             self.cpu = reset_cpu();
             self.ym.reset();
         }
+        let restart = self.reset && !hold && !self.busreq;
         self.reset = hold;
-        self.clock = self.clock.max(now);
+        self.resync(restart, now);
     }
 
     pub fn set_busreq(&mut self, req: bool, now: u64) {
+        let restart = self.busreq && !req && !self.reset;
         self.busreq = req;
+        self.resync(restart, now);
+    }
+
+    /// The Z80's clock after a BUSREQ/RESET change at `now`.
+    fn resync(&mut self, restart: bool, now: u64) {
+        let now = if restart && self.rules.z80_restart_grid {
+            now.div_ceil(Z80_GRID_MCLK) * Z80_GRID_MCLK
+        } else {
+            now
+        };
         self.clock = self.clock.max(now);
     }
 
@@ -166,7 +254,10 @@ impl Z80Sys {
     pub fn m68k_write(&mut self, off: u32, v: u8, now: u64) -> bool {
         match off {
             0x0000..=0x3FFF => self.ram[(off & 0x1FFF) as usize] = v,
-            0x4000..=0x5FFF => self.ym.write(off & 3, v, now),
+            0x4000..=0x5FFF => {
+                let grid = self.rules.ym_busy_grid.then_some(self.frame_origin);
+                self.ym.write(off & 3, v, now, grid)
+            }
             0x6000..=0x60FF => self.bank = (self.bank >> 1) | ((v as u32 & 1) << 8),
             0x7F11 | 0x7F13 | 0x7F15 | 0x7F17 => self.psg_writes += 1,
             _ => return false,
@@ -202,6 +293,8 @@ struct Z80Ctx<'a> {
     bank_count: u64,
     busy: (u64, u64),
     dma_waits: u64,
+    rules: ReferenceRules,
+    origin: u64,
 }
 
 impl Z80Ctx<'_> {
@@ -221,8 +314,12 @@ impl Z80Ctx<'_> {
             wait += (self.busy.1 - at).div_ceil(Z80_DIVIDER);
             self.dma_waits += 1;
         }
-        let now = self.now(t + wait);
-        self.stall += BANK_STALL_BY_PHASE[(now % 7) as usize];
+        let phase_at = if self.rules.bank_stall_before_wait {
+            t + wait - Z80_BANK_WAIT_TSTATES as u64
+        } else {
+            t + wait
+        };
+        self.stall += BANK_STALL_BY_PHASE[(self.now(phase_at) % 7) as usize];
         self.bank_count += 1;
         wait
     }
@@ -260,6 +357,8 @@ impl Z80Ctx<'_> {
         } else if addr < 0x6000 {
             let now = self.now(t);
             (self.ym.read(now), 0)
+        } else if addr >= 0x7F00 && self.rules.z80_7f_waits {
+            (0xFF, self.bank_access(t))
         } else {
             (0xFF, 0)
         }
@@ -271,7 +370,14 @@ impl Z80Ctx<'_> {
         match addr {
             0x4000..=0x5FFF => {
                 let now = self.now(t);
-                self.ym.write((addr & 3) as u32, data, now)
+                let grid = self.rules.ym_busy_grid.then_some(self.origin);
+                self.ym.write((addr & 3) as u32, data, now, grid)
+            }
+            0x7F00..=0x7FFF if self.rules.z80_7f_waits => {
+                if addr == 0x7F11 {
+                    self.psg += 1;
+                }
+                return self.bank_access(t);
             }
             0x6000..=0x60FF => *self.bank = (*self.bank >> 1) | ((data as u32 & 1) << 8),
             0x7F11 => self.psg += 1,
@@ -512,5 +618,57 @@ mod tests {
         z.irq = true;
         z.run_until(15 * 200, &c, &mut wram);
         assert_eq!(z.ram[0x1800], 0x11);
+    }
+
+    #[test]
+    fn restart_on_the_reference_grid() {
+        let c = cart();
+        let mut wram = [0u8; 0x10000];
+        // A Z80 spinning on `jr $` (12 T = 180 mclk a pass).
+        let mut z = Z80Sys::new();
+        z.ram[..2].copy_from_slice(&[0x18, 0xFE]);
+        z.set_reset(false, 0);
+        z.set_busreq(true, 1_000);
+        z.run_until(2_000, &c, &mut wram);
+        // Ours: it restarts at the release.
+        z.set_busreq(false, 2_003);
+        assert_eq!(z.clock, 2_003);
+        // The reference's: on the next 15-mclk edge.
+        let mut z = Z80Sys::new();
+        z.rules.z80_restart_grid = true;
+        z.ram[..2].copy_from_slice(&[0x18, 0xFE]);
+        z.set_reset(false, 7);
+        assert_eq!(z.clock, 15);
+        z.set_busreq(true, 1_000);
+        z.run_until(2_000, &c, &mut wram);
+        z.set_busreq(false, 2_003);
+        assert_eq!(z.clock, 2_010);
+        // A request is not a restart: no rounding.
+        z.set_busreq(true, 2_501);
+        assert_eq!(z.clock, 2_501);
+    }
+
+    #[test]
+    fn window_7f_waits_under_the_reference_rule() {
+        let c = cart();
+        let mut wram = [0u8; 0x10000];
+        // ld (0x7F11),a ; halt  (a PSG write)
+        let prog = [0x32, 0x11, 0x7F, 0x76];
+        let mut plain = Z80Sys::new();
+        plain.ram[..4].copy_from_slice(&prog);
+        let mut rule = Z80Sys::new();
+        rule.rules.z80_7f_waits = true;
+        rule.ram[..4].copy_from_slice(&prog);
+        for z in [&mut plain, &mut rule] {
+            z.set_reset(false, 0);
+            z.run_until(15 * 13, &c, &mut wram);
+        }
+        assert_eq!(plain.psg_writes, 1);
+        assert_eq!(rule.psg_writes, 1);
+        assert_eq!((plain.bank_accesses, plain.m68k_stall), (0, 0));
+        // +3 T for the Z80, 70 or 77 mclk for the 68000.
+        assert_eq!(rule.bank_accesses, 1);
+        assert!(rule.m68k_stall == 70 || rule.m68k_stall == 77);
+        assert_eq!(rule.clock, plain.clock + 3 * 15);
     }
 }

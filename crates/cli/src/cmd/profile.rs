@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use retroprof_mdprof::{demo, load_symbols, output, ProfileOptions, Report, Session};
-use retroprof_megadrive::{Region, Rom};
+use retroprof_megadrive::{ReferenceRules, Region, Rom};
 
 use super::run::RegionArg;
 use super::UsageError;
@@ -71,6 +71,12 @@ pub struct ProfileArgs {
     /// emulator hook charges it (use to compare with such tools).
     #[arg(long, value_enum, default_value_t = EntryArg::Handler, value_name = "WHERE")]
     pub entry: EntryArg,
+
+    /// Apply one of the reference emulator's (Genesis Plus GX's) timing rules
+    /// instead of the hardware's bus-cycle timing (repeatable; a comparison
+    /// aid: each moves the Z80's phase, see crates/megadrive/README.md).
+    #[arg(long, value_enum, value_name = "RULE")]
+    pub reference_rule: Vec<RuleArg>,
 
     /// Symbol file (nm listing or ELF) instead of looking next to the ROM.
     #[arg(long, value_name = "FILE")]
@@ -177,7 +183,45 @@ fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
             EntryArg::Handler => retroprof_mdprof::EntryCharge::Handler,
             EntryArg::Interrupted => retroprof_mdprof::EntryCharge::Interrupted,
         },
+        reference_rules: reference_rules(&args.reference_rule),
     }
+}
+
+/// `--reference-rule`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RuleArg {
+    /// BUSREQ writes take effect at their instruction's start.
+    BusreqAtInsnStart,
+    /// RESET writes take effect at their instruction's start.
+    ResetAtInsnStart,
+    /// The Z80 restarts on the 15-mclk grid.
+    Z80RestartGrid,
+    /// The YM2612 busy flag ends on a 42-mclk grid from the frame's start.
+    YmBusyGrid,
+    /// The 68000's loss for a Z80 bank access uses the phase before its wait.
+    BankStallBeforeWait,
+    /// Z80 accesses to 0x7F00-0x7FFF wait like bank accesses.
+    #[value(name = "z80-7f-waits")]
+    Z807fWaits,
+    /// All of the above.
+    All,
+}
+
+/// `--reference-rule` values, combined.
+fn reference_rules(args: &[RuleArg]) -> ReferenceRules {
+    let mut r = ReferenceRules::default();
+    for a in args {
+        match a {
+            RuleArg::BusreqAtInsnStart => r.busreq_at_insn_start = true,
+            RuleArg::ResetAtInsnStart => r.reset_at_insn_start = true,
+            RuleArg::Z80RestartGrid => r.z80_restart_grid = true,
+            RuleArg::YmBusyGrid => r.ym_busy_grid = true,
+            RuleArg::BankStallBeforeWait => r.bank_stall_before_wait = true,
+            RuleArg::Z807fWaits => r.z80_7f_waits = true,
+            RuleArg::All => r = ReferenceRules::ALL,
+        }
+    }
+    r
 }
 
 /// `--entry`.
@@ -571,5 +615,26 @@ impl Extras {
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// Each `--reference-rule` value turns on the rule of the same name.
+    #[test]
+    fn rule_values_match_rule_names() {
+        for a in RuleArg::value_variants() {
+            let name = a.to_possible_value().unwrap().get_name().to_string();
+            let names = reference_rules(&[*a]).names();
+            if *a == RuleArg::All {
+                assert_eq!(names.len(), 6);
+                assert_eq!(reference_rules(&[*a]), ReferenceRules::ALL);
+            } else {
+                assert_eq!(names, vec![name.as_str()]);
+            }
+        }
     }
 }
