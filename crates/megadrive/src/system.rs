@@ -1389,7 +1389,7 @@ impl System {
         // VINT, Z80 IRQ and catch-up; processed at the 68000's instruction
         // boundaries as their times pass.
         self.hw.frame_origin = origin;
-        self.hw.z80.frame_origin = origin;
+        self.hw.z80.frame_start(origin);
         self.hw.geom = geom;
         self.hw.next_line = 0;
         self.hw.vint_at = u64::MAX;

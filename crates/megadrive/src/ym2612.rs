@@ -40,6 +40,10 @@ pub struct Ym2612 {
     b: Timer,
     /// Data writes seen (for tests/observers).
     pub writes: u64,
+    /// Origin (mclk) of the reference's 42-mclk busy grid, the current
+    /// frame's start, while [`crate::z80::ReferenceRules::ym_busy_grid`] is
+    /// in force; `None`: busy for 32 x 42 mclk from the write.
+    pub busy_grid: Option<u64>,
 }
 
 impl Default for Ym2612 {
@@ -52,6 +56,7 @@ impl Default for Ym2612 {
             a: Timer::default(),
             b: Timer::default(),
             writes: 0,
+            busy_grid: None,
         }
     }
 }
@@ -60,6 +65,7 @@ impl Ym2612 {
     pub fn reset(&mut self) {
         *self = Ym2612 {
             writes: self.writes,
+            busy_grid: self.busy_grid,
             ..Default::default()
         };
     }
@@ -91,9 +97,7 @@ impl Ym2612 {
     }
 
     /// Write to port `port` (0-3: address 0, data 0, address 1, data 1).
-    /// `grid`: the origin of the reference's 42-mclk busy grid
-    /// ([`crate::z80::ReferenceRules::ym_busy_grid`]), if in force.
-    pub fn write(&mut self, port: u32, v: u8, now: u64, grid: Option<u64>) {
+    pub fn write(&mut self, port: u32, v: u8, now: u64) {
         self.update(now);
         let part = ((port >> 1) & 1) as usize;
         if port & 1 == 0 {
@@ -101,7 +105,7 @@ impl Ym2612 {
             return;
         }
         self.writes += 1;
-        self.busy_until = match grid {
+        self.busy_until = match self.busy_grid {
             // Genesis Plus GX (sound.c): busy until the YM clock edge
             // (mclk / 42) at or after the write, plus 32 of them.
             Some(origin) if now >= origin => {
@@ -167,18 +171,18 @@ mod tests {
     fn timer_a_overflow_and_reset() {
         let mut y = Ym2612::default();
         // NA = 1000 -> 24 samples.
-        y.write(0, 0x24, 0, None);
-        y.write(1, (1000 >> 2) as u8, 0, None);
-        y.write(0, 0x25, 0, None);
-        y.write(1, (1000 & 3) as u8, 0, None);
-        y.write(0, 0x27, 0, None);
-        y.write(1, 0x05, 100, None);
+        y.write(0, 0x24, 0);
+        y.write(1, (1000 >> 2) as u8, 0);
+        y.write(0, 0x25, 0);
+        y.write(1, (1000 & 3) as u8, 0);
+        y.write(0, 0x27, 0);
+        y.write(1, 0x05, 100);
         let period = 24 * 1008;
         assert_eq!(y.read(100 + period - 1) & 1, 0);
         assert_eq!(y.read(100 + period) & 1, 1);
         // Reset flag, keep running.
-        y.write(0, 0x27, 100 + period, None);
-        y.write(1, 0x15, 100 + period, None);
+        y.write(0, 0x27, 100 + period);
+        y.write(1, 0x15, 100 + period);
         assert_eq!(y.read(100 + period + 1) & 1, 0);
         assert_eq!(y.read(100 + 2 * period) & 1, 1);
     }
@@ -186,18 +190,18 @@ mod tests {
     #[test]
     fn timer_b_and_busy() {
         let mut y = Ym2612::default();
-        y.write(0, 0x26, 0, None);
-        y.write(1, 0xFF, 0, None); // NB = 255: 16 samples
-        y.write(0, 0x27, 0, None);
-        y.write(1, 0x0A, 0, None);
+        y.write(0, 0x26, 0);
+        y.write(1, 0xFF, 0); // NB = 255: 16 samples
+        y.write(0, 0x27, 0);
+        y.write(1, 0x0A, 0);
         assert_eq!(y.read(1) & 0x80, 0x80, "busy after a data write");
         assert_eq!(y.read(YM_BUSY_MCLK) & 0x80, 0);
         assert_eq!(y.read(16 * 1008 - 1) & 2, 0);
         assert_eq!(y.read(16 * 1008) & 2, 2);
         // Flag disabled: no flag.
         let mut y = Ym2612::default();
-        y.write(0, 0x27, 0, None);
-        y.write(1, 0x02, 0, None);
+        y.write(0, 0x27, 0);
+        y.write(1, 0x02, 0);
         assert_eq!(y.read(10_000_000) & 2, 0);
     }
 
@@ -205,18 +209,24 @@ mod tests {
     fn busy_end_on_the_reference_grid() {
         // Ours: 32 x 42 mclk after the data write.
         let mut y = Ym2612::default();
-        y.write(1, 0, 100, None);
+        y.write(1, 0, 100);
         assert_eq!(y.read(100 + YM_BUSY_MCLK - 1) & 0x80, 0x80);
         assert_eq!(y.read(100 + YM_BUSY_MCLK) & 0x80, 0);
         // The reference's rule: from the next 42-mclk edge counted from the
         // frame origin (here 1,000): write at 1,100 -> edge 1,126.
-        let mut y = Ym2612::default();
-        y.write(1, 0, 1_100, Some(1_000));
+        let mut y = Ym2612 {
+            busy_grid: Some(1_000),
+            ..Ym2612::default()
+        };
+        y.write(1, 0, 1_100);
         assert_eq!(y.read(1_126 + YM_BUSY_MCLK - 1) & 0x80, 0x80);
         assert_eq!(y.read(1_126 + YM_BUSY_MCLK) & 0x80, 0);
         // A write on an edge is not moved.
-        let mut y = Ym2612::default();
-        y.write(1, 0, 1_084, Some(1_000));
+        let mut y = Ym2612 {
+            busy_grid: Some(1_000),
+            ..Ym2612::default()
+        };
+        y.write(1, 0, 1_084);
         assert_eq!(y.read(1_084 + YM_BUSY_MCLK) & 0x80, 0);
     }
 }

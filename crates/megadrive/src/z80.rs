@@ -44,9 +44,6 @@ pub struct Z80Sys {
     pub m68k_bus_busy: (u64, u64),
     /// Reference-emulator timing rules in force (default: none).
     pub rules: ReferenceRules,
-    /// mclk of the current frame's origin (the first VBlank line), for
-    /// [`ReferenceRules::ym_busy_grid`].
-    pub frame_origin: u64,
 }
 
 /// Timing rules of the reference emulator (Genesis Plus GX, libretro fork
@@ -87,20 +84,31 @@ pub struct ReferenceRules {
 }
 
 impl ReferenceRules {
-    /// The rules in force, by name (the CLI's `--reference-rule` values).
-    pub fn names(&self) -> Vec<&'static str> {
-        [
-            (self.busreq_at_insn_start, "busreq-at-insn-start"),
-            (self.reset_at_insn_start, "reset-at-insn-start"),
-            (self.z80_restart_grid, "z80-restart-grid"),
-            (self.ym_busy_grid, "ym-busy-grid"),
-            (self.bank_stall_before_wait, "bank-stall-before-wait"),
-            (self.z80_7f_waits, "z80-7f-waits"),
-        ]
-        .into_iter()
-        .filter_map(|(on, name)| on.then_some(name))
-        .collect()
-    }
+    /// Every rule's name (the CLI's `--reference-rule` values) and a line
+    /// on what it does, in the order of [`ReferenceRules::flags`].
+    pub const RULES: [(&'static str, &'static str); 6] = [
+        (
+            "busreq-at-insn-start",
+            "BUSREQ writes take effect at their instruction's start",
+        ),
+        (
+            "reset-at-insn-start",
+            "RESET writes take effect at their instruction's start",
+        ),
+        ("z80-restart-grid", "The Z80 restarts on the 15-mclk grid"),
+        (
+            "ym-busy-grid",
+            "The YM2612 busy flag ends on a 42-mclk grid from the frame's start",
+        ),
+        (
+            "bank-stall-before-wait",
+            "The 68000's loss for a Z80 bank access uses the phase before its wait",
+        ),
+        (
+            "z80-7f-waits",
+            "Z80 accesses to 0x7F00-0x7FFF wait like bank accesses",
+        ),
+    ];
 
     /// Every rule on.
     pub const ALL: ReferenceRules = ReferenceRules {
@@ -111,6 +119,41 @@ impl ReferenceRules {
         bank_stall_before_wait: true,
         z80_7f_waits: true,
     };
+
+    /// The rules' switches, in the order of [`ReferenceRules::RULES`].
+    fn flags(&mut self) -> [&mut bool; 6] {
+        [
+            &mut self.busreq_at_insn_start,
+            &mut self.reset_at_insn_start,
+            &mut self.z80_restart_grid,
+            &mut self.ym_busy_grid,
+            &mut self.bank_stall_before_wait,
+            &mut self.z80_7f_waits,
+        ]
+    }
+
+    /// Turn on the rule named `name` (one of [`ReferenceRules::RULES`]);
+    /// false if there is no such rule.
+    pub fn enable(&mut self, name: &str) -> bool {
+        match Self::RULES.iter().position(|(n, _)| *n == name) {
+            Some(i) => {
+                *self.flags()[i] = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The rules in force, by name.
+    pub fn names(&self) -> Vec<&'static str> {
+        let mut copy = *self;
+        Self::RULES
+            .iter()
+            .zip(copy.flags())
+            .filter(|(_, on)| **on)
+            .map(|((name, _), _)| *name)
+            .collect()
+    }
 }
 
 /// The grid of [`ReferenceRules::z80_restart_grid`]: one Z80 clock.
@@ -149,7 +192,6 @@ impl Z80Sys {
             dma_waits: 0,
             m68k_bus_busy: (0, 0),
             rules: ReferenceRules::default(),
-            frame_origin: 0,
         }
     }
 
@@ -181,7 +223,6 @@ impl Z80Sys {
             busy: self.m68k_bus_busy,
             dma_waits: 0,
             rules: self.rules,
-            origin: self.frame_origin,
         };
         let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
         // The core's T-state counter is relative to this call's start.
@@ -194,6 +235,14 @@ impl Z80Sys {
         self.m68k_stall += bus.stall;
         self.bank_accesses += bus.bank_count;
         self.dma_waits += bus.dma_waits;
+    }
+
+    /// A frame starts at `origin` (mclk): the reference's YM busy grid, if
+    /// in force, counts from there.
+    pub fn frame_start(&mut self, origin: u64) {
+        if self.rules.ym_busy_grid {
+            self.ym.busy_grid = Some(origin);
+        }
     }
 
     /// A 68000 -> VDP DMA owns the 68000 bus from `start` to `end` (mclk):
@@ -254,10 +303,7 @@ impl Z80Sys {
     pub fn m68k_write(&mut self, off: u32, v: u8, now: u64) -> bool {
         match off {
             0x0000..=0x3FFF => self.ram[(off & 0x1FFF) as usize] = v,
-            0x4000..=0x5FFF => {
-                let grid = self.rules.ym_busy_grid.then_some(self.frame_origin);
-                self.ym.write(off & 3, v, now, grid)
-            }
+            0x4000..=0x5FFF => self.ym.write(off & 3, v, now),
             0x6000..=0x60FF => self.bank = (self.bank >> 1) | ((v as u32 & 1) << 8),
             0x7F11 | 0x7F13 | 0x7F15 | 0x7F17 => self.psg_writes += 1,
             _ => return false,
@@ -294,7 +340,6 @@ struct Z80Ctx<'a> {
     busy: (u64, u64),
     dma_waits: u64,
     rules: ReferenceRules,
-    origin: u64,
 }
 
 impl Z80Ctx<'_> {
@@ -370,8 +415,7 @@ impl Z80Ctx<'_> {
         match addr {
             0x4000..=0x5FFF => {
                 let now = self.now(t);
-                let grid = self.rules.ym_busy_grid.then_some(self.origin);
-                self.ym.write((addr & 3) as u32, data, now, grid)
+                self.ym.write((addr & 3) as u32, data, now)
             }
             0x7F00..=0x7FFF if self.rules.z80_7f_waits => {
                 if addr == 0x7F11 {
@@ -670,5 +714,20 @@ mod tests {
         assert_eq!(rule.bank_accesses, 1);
         assert!(rule.m68k_stall == 70 || rule.m68k_stall == 77);
         assert_eq!(rule.clock, plain.clock + 3 * 15);
+    }
+
+    #[test]
+    fn rules_by_name() {
+        let mut r = ReferenceRules::default();
+        assert!(r.names().is_empty());
+        assert!(r.enable("ym-busy-grid"));
+        assert!(r.ym_busy_grid);
+        assert_eq!(r.names(), ["ym-busy-grid"]);
+        assert!(!r.enable("fast"));
+        for (name, _) in ReferenceRules::RULES {
+            assert!(r.enable(name));
+        }
+        assert_eq!(r, ReferenceRules::ALL);
+        assert_eq!(r.names().len(), 6);
     }
 }

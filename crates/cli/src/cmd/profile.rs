@@ -187,38 +187,44 @@ fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
     }
 }
 
-/// `--reference-rule`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum RuleArg {
-    /// BUSREQ writes take effect at their instruction's start.
-    BusreqAtInsnStart,
-    /// RESET writes take effect at their instruction's start.
-    ResetAtInsnStart,
-    /// The Z80 restarts on the 15-mclk grid.
-    Z80RestartGrid,
-    /// The YM2612 busy flag ends on a 42-mclk grid from the frame's start.
-    YmBusyGrid,
-    /// The 68000's loss for a Z80 bank access uses the phase before its wait.
-    BankStallBeforeWait,
-    /// Z80 accesses to 0x7F00-0x7FFF wait like bank accesses.
-    #[value(name = "z80-7f-waits")]
-    Z807fWaits,
-    /// All of the above.
-    All,
+/// `--reference-rule`: one of [`ReferenceRules::RULES`] (by index) or,
+/// with `None`, all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleArg(Option<usize>);
+
+impl clap::ValueEnum for RuleArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        const N: usize = ReferenceRules::RULES.len();
+        const VARIANTS: [RuleArg; N + 1] = {
+            let mut v = [RuleArg(None); N + 1];
+            let mut i = 0;
+            while i < N {
+                v[i] = RuleArg(Some(i));
+                i += 1;
+            }
+            v
+        };
+        &VARIANTS
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let (name, help) = match self.0 {
+            Some(i) => ReferenceRules::RULES[i],
+            None => ("all", "All of the above"),
+        };
+        Some(clap::builder::PossibleValue::new(name).help(help))
+    }
 }
 
 /// `--reference-rule` values, combined.
 fn reference_rules(args: &[RuleArg]) -> ReferenceRules {
     let mut r = ReferenceRules::default();
     for a in args {
-        match a {
-            RuleArg::BusreqAtInsnStart => r.busreq_at_insn_start = true,
-            RuleArg::ResetAtInsnStart => r.reset_at_insn_start = true,
-            RuleArg::Z80RestartGrid => r.z80_restart_grid = true,
-            RuleArg::YmBusyGrid => r.ym_busy_grid = true,
-            RuleArg::BankStallBeforeWait => r.bank_stall_before_wait = true,
-            RuleArg::Z807fWaits => r.z80_7f_waits = true,
-            RuleArg::All => r = ReferenceRules::ALL,
+        match a.0 {
+            Some(i) => {
+                r.enable(ReferenceRules::RULES[i].0);
+            }
+            None => r = ReferenceRules::ALL,
         }
     }
     r
@@ -629,7 +635,7 @@ mod tests {
         for a in RuleArg::value_variants() {
             let name = a.to_possible_value().unwrap().get_name().to_string();
             let names = reference_rules(&[*a]).names();
-            if *a == RuleArg::All {
+            if *a == RuleArg(None) {
                 assert_eq!(names.len(), 6);
                 assert_eq!(reference_rules(&[*a]), ReferenceRules::ALL);
             } else {
