@@ -5,12 +5,13 @@
 //! prefetch queue, flags), `ea.rs` (effective addresses), `decode.rs` (the
 //! 64K-entry decode table), `exception.rs` (exception processing) and
 //! `ops/` (one file per instruction group), `poll.rs` (the fast path for
-//! polling loops).
+//! polling loops), `disasm.rs` (a 68000 disassembler, for showing code).
 
 pub mod bus;
 mod core;
 pub mod cpu;
 mod decode;
+pub mod disasm;
 mod ea;
 mod exception;
 mod ops;
