@@ -8,7 +8,7 @@
 //! optional; default: the whole file) give the address range. One line per
 //! instruction: address, the instruction's words, the instruction.
 
-use retroprof_m68k::disasm::disassemble_bytes;
+use retroprof_m68k::disasm::disassemble_range;
 
 fn parse_hex(s: &str) -> Result<u32, String> {
     let h = s.strip_prefix("0x").unwrap_or(s);
@@ -39,23 +39,22 @@ fn run() -> Result<(), String> {
     if args.len() > 3 {
         return Err(usage.into());
     }
-    let mut pc = start & !1;
+    let word = |a: u32| {
+        let off = a.checked_sub(base)? as usize;
+        Some(u16::from_be_bytes([*code.get(off)?, *code.get(off + 1)?]))
+    };
+    let end = u32::try_from(end).unwrap_or(u32::MAX);
     let mut out = String::new();
-    while u64::from(pc) < end {
-        match disassemble_bytes(&code, base, pc) {
+    for r in disassemble_range(start & !1, end, word) {
+        match r {
             Ok(i) => {
-                let off = (pc - base) as usize;
-                let words: Vec<String> = code[off..off + i.len as usize]
-                    .chunks(2)
-                    .map(|w| format!("{:02x}{:02x}", w[0], w[1]))
+                let words: Vec<String> = (0..i.len / 2)
+                    .filter_map(|k| word(i.pc + 2 * k))
+                    .map(|w| format!("{w:04x}"))
                     .collect();
-                out.push_str(&format!("{pc:08x}  {:<24} {i}\n", words.join(" ")));
-                pc = pc.wrapping_add(i.len);
+                out.push_str(&format!("{:08x}  {:<24} {i}\n", i.pc, words.join(" ")));
             }
-            Err(e) => {
-                out.push_str(&format!("{pc:08x}  {e}\n"));
-                break;
-            }
+            Err(e) => out.push_str(&format!("{e}\n")),
         }
     }
     print!("{out}");

@@ -125,6 +125,29 @@ pub fn disassemble_bytes(code: &[u8], base: u32, pc: u32) -> Result<Instruction,
     })
 }
 
+/// The instructions from `start` up to `end` (exclusive), e.g. a function's
+/// `[address, address + size)`: each item is one instruction, or the error
+/// that ends the walk (code ending inside an instruction, an odd start).
+/// An instruction that starts before `end` is yielded whole even if it
+/// runs past it.
+pub fn disassemble_range<F: Fn(u32) -> Option<u16>>(
+    start: u32,
+    end: u32,
+    word: F,
+) -> impl Iterator<Item = Result<Instruction, DisasmError>> {
+    let mut pc = Some(start);
+    std::iter::from_fn(move || {
+        let at = pc.filter(|&p| p < end)?;
+        let r = disassemble(at, &word);
+        // Stop after an error, and at the top of the address space.
+        pc = match &r {
+            Ok(i) => at.checked_add(i.len),
+            Err(_) => None,
+        };
+        Some(r)
+    })
+}
+
 /// `n` below 10 in decimal, otherwise `$` hexadecimal.
 fn hex(n: u32) -> String {
     if n < 10 {
@@ -988,6 +1011,37 @@ mod tests {
         assert_eq!(dis(&[0x4EB9, 0x0001, 0x2340]).target, Some(0x12340));
         assert_eq!(dis(&[0x4EF8, 0x8000]).target, Some(0xFFFF_8000));
         assert_eq!(dis(&[0x4E90]).target, None);
+    }
+
+    #[test]
+    fn range_walk() {
+        // nop; moveq #1,d0; jsr ($200).l; rts
+        let code = [0x4E71u16, 0x7001, 0x4EB9, 0x0000, 0x0200, 0x4E75];
+        let word = |a: u32| code.get((a.checked_sub(0x100)? / 2) as usize).copied();
+        let all: Vec<String> = disassemble_range(0x100, 0x10C, word)
+            .map(|r| r.unwrap().to_string())
+            .collect();
+        assert_eq!(all, ["nop", "moveq #1,d0", "jsr ($200).l", "rts"]);
+        // An end inside an instruction still yields it whole.
+        assert_eq!(disassemble_range(0x100, 0x105, word).count(), 3);
+        // Code ending inside an instruction: the error ends the walk.
+        let r: Vec<_> =
+            disassemble_range(0x100, 0x200, |a| word(a).filter(|_| a < 0x106)).collect();
+        assert_eq!(r.len(), 3);
+        assert_eq!(
+            r[2],
+            Err(DisasmError::OutOfBounds {
+                pc: 0x104,
+                addr: 0x106
+            })
+        );
+        assert_eq!(disassemble_range(0x101, 0x200, word).count(), 1);
+        // The top of the address space ends the walk, no wrap to 0.
+        assert_eq!(
+            disassemble_range(0xFFFF_FFFC, u32::MAX, |_| Some(0x4E71)).count(),
+            2
+        );
+        assert_eq!(disassemble_range(0x100, 0x100, word).count(), 0);
     }
 
     #[test]
