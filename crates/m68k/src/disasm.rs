@@ -20,8 +20,10 @@
 //! the size; MOVEQ's is signed), branch targets resolved to `$addr`, MOVEM
 //! lists `d0-d3/a2/a5-a6`. Numbers below 10 are printed in decimal, others
 //! in `$` hexadecimal. An opcode word the 68000 does not implement is shown
-//! as `dc.w $nnnn` (2 bytes), as are line-A and line-F words (which trap to
-//! their own exception vectors): [`Kind`] tells them apart.
+//! as `dc.w $nnnn` (4 hex digits, 2 bytes), as are line-A and line-F words
+//! (which trap to their own exception vectors): [`Kind`] tells them apart.
+//! How this compares with binutils' objdump, instruction by instruction, and
+//! every known difference: `tests/disasm_objdump.rs`.
 
 use std::fmt;
 
@@ -101,7 +103,7 @@ pub fn disassemble(pc: u32, word: impl Fn(u32) -> Option<u16>) -> Result<Instruc
                 0xF => Kind::LineF,
                 _ => Kind::Invalid,
             };
-            (kind, "dc.w".to_string(), hex(u32::from(op)))
+            (kind, "dc.w".to_string(), format!("${op:04x}"))
         }
     };
     Ok(Instruction {
