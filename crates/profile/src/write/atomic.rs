@@ -167,6 +167,20 @@ fn write_stream<F>(path: &Path, f: F) -> Result<(), Error>
 where
     F: FnOnce(&mut dyn Write) -> Result<(), Error>,
 {
+    // The process's own standard output / error: through the same handle
+    // as everything else printed there (a new open file description of a
+    // redirected file would write over the start of it).
+    let name = path.as_os_str().to_string_lossy();
+    if matches!(&*name, "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1") {
+        let mut out = std::io::stdout().lock();
+        f(&mut out).map_err(|e| relabel(e, path))?;
+        return out.flush().map_err(|e| io(path, e));
+    }
+    if matches!(&*name, "/dev/stderr" | "/dev/fd/2" | "/proc/self/fd/2") {
+        let mut err = std::io::stderr().lock();
+        f(&mut err).map_err(|e| relabel(e, path))?;
+        return err.flush().map_err(|e| io(path, e));
+    }
     let file = fs::OpenOptions::new()
         .write(true)
         .open(path)
