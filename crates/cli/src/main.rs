@@ -33,6 +33,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe (`| head`) ends us quietly, as it does other command
+    // line tools (Rust ignores SIGPIPE, so every print would fail instead).
+    // Outputs to a FIFO are written in place, so no temporary is left.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // SIGINT/SIGTERM/SIGHUP remove output temporaries in flight.
+    retroprof_profile::write::install_signal_cleanup();
     let cli = Cli::parse();
     let result = match cli.command {
         None => {
@@ -45,7 +54,18 @@ fn main() -> ExitCode {
         Some(Command::Profile(args)) => cmd::profile::run(args),
         Some(Command::Samples(args)) => cmd::samples::run(args),
     };
+    let stdout_error = cmd::stdout::finish();
     match result {
+        Ok(_) | Err(_) if stdout_error.is_some() => {
+            if let Err(err) = result {
+                eprintln!("error: {err:#}");
+            }
+            eprintln!(
+                "error: writing standard output: {}",
+                stdout_error.expect("checked")
+            );
+            ExitCode::from(1)
+        }
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");

@@ -156,8 +156,18 @@ pub fn parse_watch(spec: &str, table: Option<&SymbolTable>) -> Result<report::Wa
         .or_else(|| what.strip_prefix("0X"))
         .or_else(|| what.strip_prefix('$'));
     let (addr, symbol, sym_size) = if let Some(h) = hex {
+        // Hex digits only (the radix parser also takes a sign: "0x+FF0000").
+        if h.is_empty() || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(err(format!("{what:?} is not a hex address")));
+        }
         let a = u32::from_str_radix(h, 16)
-            .map_err(|_| err(format!("{what:?} is not a hex address")))?;
+            .ok()
+            .filter(|&a| a <= 0xFF_FFFF)
+            .ok_or_else(|| {
+                err(format!(
+                    "{what:?} is beyond the 68000's 24-bit address space (0x000000-0xFFFFFF)"
+                ))
+            })?;
         (a, None, None)
     } else {
         let table = table
@@ -357,4 +367,29 @@ pub fn profile_file(
     let syms = load_symbols(rom, None)?;
     let s = Session::new(r, rom_label(rom), syms, options)?;
     Ok(s.run(&mut |_, _| {}))
+}
+
+#[cfg(test)]
+mod watch_spec_tests {
+    use super::*;
+
+    /// Issue 21: `0x1FF0000` was masked to 0xFF0000 and `0x+FF0000` accepted.
+    #[test]
+    fn hex_watches_are_range_checked() {
+        for bad in [
+            "0x1FF0000",
+            "0x+FF0000",
+            "0x-10",
+            "0x",
+            "$100000000",
+            "0xFF00 10",
+        ] {
+            let e = parse_watch(bad, None).unwrap_err().to_string();
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+        let e = parse_watch("0x1FF0000", None).unwrap_err().to_string();
+        assert!(e.contains("24-bit"), "{e}");
+        let w = parse_watch("0xFFFFFE:w", None).unwrap();
+        assert_eq!((w.addr, w.size), (0xFF_FFFE, 2));
+    }
 }

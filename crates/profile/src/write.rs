@@ -27,12 +27,14 @@ mod flamegraph;
 mod folded;
 mod hash;
 mod json;
+mod plan;
 mod pprof;
 mod speedscope;
 pub mod trace;
 
 pub use self::flamegraph::FlameGraphOptions;
 pub use self::folded::FoldedOptions;
+pub use self::plan::OutputPlan;
 pub use self::pprof::PprofOptions;
 
 /// The `path` of an [`Error::Io`] raised while writing to a stream that has
@@ -192,6 +194,13 @@ pub fn flamegraph_svg_with<W: Write>(
 /// file in the same folder, which is renamed over `path` on success.
 /// If `path` exists and `replace` is false, fails with [`Error::Exists`].
 ///
+/// A character device, a FIFO or a standard-stream name (`/dev/stdout`) is
+/// written in place instead (a rename would replace the node); a symbolic
+/// link's final target is written (atomically, beside it); a directory, a
+/// block device, a socket or a dangling link is refused
+/// ([`Error::Refused`]). Stale temporaries of the same output left by a
+/// killed process are removed first.
+///
 /// On any error (or a panic in the closure) the temporary file is removed
 /// and `path` is left as it was. I/O errors the closure reports with path
 /// [`STREAM_PATH`] are re-labelled with `path`.
@@ -200,4 +209,13 @@ where
     F: FnOnce(&mut dyn Write) -> Result<(), Error>,
 {
     atomic::write(path, replace, f)
+}
+
+/// Remove the temporaries of [`atomic`] writes in flight when the process
+/// gets SIGINT, SIGTERM or SIGHUP, then end as the signal would (Unix; a
+/// no-op elsewhere). Call once, early, from a binary. SIGKILL cannot be
+/// caught: it may leave one `.NAME.PID-N.tmp`, which the next write of
+/// that output removes.
+pub fn install_signal_cleanup() {
+    atomic::cleanup::install()
 }

@@ -537,6 +537,21 @@ pub fn symbolise(
             }
         ));
     }
+    // Text histograms carry 64-bit counts: sums past u64::MAX saturate.
+    let overflow = hist.counts.values().any(|&n| n == u64::MAX)
+        || hist
+            .counts
+            .values()
+            .chain(hist.external.iter().map(|e| &e.samples))
+            .try_fold(0u64, |t, &n| t.checked_add(n))
+            .is_none();
+    if overflow {
+        warnings.push(format!(
+            "the sample counts add up to more than {} (the 64-bit maximum): totals and shares \
+             are capped there and wrong; check the histogram",
+            u64::MAX
+        ));
+    }
     if straddle > 0 {
         warnings.push(format!(
             "{straddle} samples ({:.1}%) are in {}-byte buckets that cross a function boundary; \

@@ -182,6 +182,24 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
     if args.align == 0 {
         return Err(usage("--align must be at least 1".into()));
     }
+    // header + align - 1 must not overflow (issue 21: 2^64-1 wrapped).
+    const MAX_HEADER: u64 = 1 << 20;
+    const MAX_ALIGN: u64 = 1 << 20;
+    if args.header > MAX_HEADER {
+        return Err(usage(format!(
+            "--header {}: allocator housekeeping is at most {MAX_HEADER} bytes",
+            args.header
+        )));
+    }
+    if args.align > MAX_ALIGN {
+        return Err(usage(format!(
+            "--align {}: expected 1 to {MAX_ALIGN} bytes",
+            args.align
+        )));
+    }
+    if args.max_size == 0 {
+        return Err(usage("--max-size must be at least 1".into()));
+    }
     if args.bytes_per_pixel == 0 {
         return Err(usage("--bytes-per-pixel must be at least 1".into()));
     }
@@ -216,6 +234,25 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    // Nothing the user gave is overwritten, and every output can be written.
+    let mut plan = retroprof_profile::write::OutputPlan::new();
+    plan.input("the log", &args.log);
+    if let Some(p) = &args.symbols {
+        plan.input("the --symbols file", p);
+    }
+    for (what, p) in [
+        ("--png", &args.png),
+        ("--json", &args.json),
+        ("--dhat", &args.dhat),
+        ("--pprof", &args.pprof),
+        ("--folded", &args.folded),
+        ("--csv", &args.csv),
+    ] {
+        if let Some(p) = p {
+            plan.output(what, p);
+        }
+    }
+    super::check_outputs(&plan)?;
     let replay_once = |at: Option<At>, warn: bool| -> anyhow::Result<retroprof_heap::Analysis> {
         let mut arch = arch;
         let arch_fixed_by_user = arch.is_some();
@@ -281,11 +318,17 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
                 anomalies: 20,
             },
         );
-        let mut out = std::io::stdout().lock();
-        // A closed pipe (e.g. `| head`) is not an error worth reporting.
-        let _ = out.write_all(text.as_bytes());
+        crate::out!("{text}");
     }
 
+    let kept = analysis.timeline.len() as u64;
+    if (args.csv.is_some() || args.json.is_some()) && kept < analysis.churn.rows {
+        eprintln!(
+            "warning: the timeline has {} rows ({}); only the first {kept} are written to \
+             --csv/--json (a larger --window gives fewer rows)",
+            analysis.churn.rows, analysis.churn.unit
+        );
+    }
     let (blocks, moment) = match &analysis.snapshot {
         Some(s) => (
             &s.blocks[..],

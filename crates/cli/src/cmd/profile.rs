@@ -13,6 +13,7 @@ use retroprof_megadrive::{ReferenceRules, Region, Rom};
 
 use super::run::RegionArg;
 use super::UsageError;
+use crate::{out, outln};
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -354,6 +355,41 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Refuse, before the run, outputs that are inputs (the ROM, its symbol
+/// files), duplicate outputs and outputs that cannot be written.
+fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
+    use retroprof_profile::write::OutputPlan;
+    let mut plan = OutputPlan::new();
+    for rom in &args.roms {
+        plan.input("the ROM", rom);
+        for c in retroprof_samples::retroprof_symbols::Symbols::candidates_for_rom(rom) {
+            plan.input("a symbol file of the ROM", &c);
+        }
+    }
+    if let Some(p) = &args.symbols {
+        plan.input("the --symbols file", p);
+    }
+    let outputs: [(&str, Option<&PathBuf>); 11] = [
+        ("--csv", args.csv.as_ref()),
+        ("--functions", args.functions.as_ref()),
+        ("--json", args.json.as_ref()),
+        ("--folded", args.folded.as_ref()),
+        ("--flamegraph", args.flamegraph.as_ref()),
+        ("--pprof", args.pprof.as_ref()),
+        ("--speedscope", args.speedscope.as_ref()),
+        ("--heap", args.heap.as_ref().and_then(|h| h.as_ref())),
+        ("--sample-histogram", args.sample_histogram.as_ref()),
+        ("--trace", args.trace.as_ref()),
+        ("--html", args.html.as_ref()),
+    ];
+    for (what, p) in outputs {
+        if let Some(p) = p {
+            plan.output(what, p);
+        }
+    }
+    super::check_outputs(&plan)
+}
+
 /// The CI gates: messages naming the offending frames (empty = pass).
 fn gates(args: &ProfileArgs, r: &Report) -> Vec<String> {
     let mut v = Vec::new();
@@ -419,9 +455,24 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    if let Some(pct) = args.fail_over_load {
+        if !(pct.is_finite() && (0.0..=100.0).contains(&pct)) {
+            return Err(UsageError(format!(
+                "--fail-over-load {pct}: expected a percentage from 0 to 100"
+            ))
+            .into());
+        }
+    }
+    if args.sample_hz == 0 {
+        return Err(UsageError("--sample-hz must be at least 1".into()).into());
+    }
+    if args.jobs == Some(0) {
+        return Err(UsageError("--jobs must be at least 1".into()).into());
+    }
+    check_outputs(&args)?;
     let color = std::io::stdout().is_terminal();
     if args.roms.is_empty() {
-        println!("No ROM given: profiling the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
+        outln!("No ROM given: profiling the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
         let s = session(&args, None)?;
         return finish_one(&args, s, color);
     }
@@ -460,8 +511,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     {
         match r {
             Ok(rep) => {
-                print!("{}", output::terminal(&rep, color));
-                println!();
+                out!("{}", output::terminal(&rep, color));
+                outln!();
                 failures.extend(gates(&args, &rep));
             }
             Err(e) => {
@@ -490,7 +541,7 @@ fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<Exi
     bar.finish();
     let wall = start.elapsed().as_secs_f64();
     write_outputs(args, &report)?;
-    print!("{}", output::terminal(&report, color));
+    out!("{}", output::terminal(&report, color));
     ex.finish(args, &s, &report, color)?;
     eprintln!(
         "{} frames in {wall:.2} s ({:.0} frames/s)",
@@ -591,8 +642,8 @@ impl Extras {
             if let Some(Some(path)) = &args.heap {
                 out.write_log(path)?;
             }
-            println!();
-            print!(
+            outln!();
+            out!(
                 "{}",
                 out.report(&retroprof_heap::report::TerminalOptions {
                     color,

@@ -55,6 +55,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
     let mut pending_output: Option<String> = None;
     let mut current_module: Option<String> = None;
     let mut syms = Vec::new();
+    let mut ended = false;
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -68,6 +69,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
             continue;
         }
         if line.starts_with("OUTPUT(") || line.starts_with("Cross Reference Table") {
+            ended = true;
             break;
         }
         let toks: Vec<&str> = line.split_whitespace().collect();
@@ -171,6 +173,12 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
         });
     }
     let _ = out_name;
+    if !ended {
+        map.doubt(format!(
+            "{file}: no `OUTPUT(...)` line after the memory map: the map looks cut short \
+             (symbols after the cut are missing; their samples go to the last one listed)"
+        ));
+    }
     map.modules
         .sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
     map.symbols = SymbolTable::new(syms);

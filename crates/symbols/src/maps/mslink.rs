@@ -45,6 +45,7 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
     let mut raw_segments: Vec<(usize, u16, u32)> = Vec::new();
     // Section number -> its virtual address (Rva+Base - offset of a public).
     let mut section_base: std::collections::BTreeMap<u16, u64> = Default::default();
+    let mut unparsed = super::Unparsed::default();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -144,6 +145,14 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
             }
             State::ByName | State::ByValue => {
                 let Some((seg, off)) = toks.first().and_then(|s| parse_seg_off(s)) else {
+                    if toks.first().is_some_and(|t| looks_like_seg_off(t)) {
+                        // A row of the table whose address cannot be read
+                        // (issue 21: one huge number ended the table, and
+                        // every later function's samples went to the one
+                        // before it).
+                        unparsed.add(lineno, t);
+                        continue;
+                    }
                     // The table ended (line numbers, another section).
                     state = State::None;
                     continue;
@@ -270,7 +279,20 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
         ));
     }
     map.symbols = SymbolTable::new(syms);
+    unparsed.report(file, "publics table", &mut map);
     Ok(map)
+}
+
+/// `SSSS:OOOO`-shaped (hex digits around a colon), whether or not the
+/// numbers fit.
+fn looks_like_seg_off(t: &str) -> bool {
+    match t.split_once(':') {
+        Some((a, b)) => {
+            let hex = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_hexdigit());
+            hex(a) && hex(b.trim_end_matches(['h', 'H']))
+        }
+        None => false,
+    }
 }
 
 /// One public.
