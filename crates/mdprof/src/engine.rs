@@ -62,7 +62,7 @@
 
 use std::collections::BTreeMap;
 
-use retroprof_m68k::ExceptionKind;
+use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView};
 use retroprof_symbols::{FunctionIndex, FunctionOrigin};
 
@@ -297,7 +297,7 @@ pub(crate) struct RawFrame {
 }
 
 /// The profiler: implements [`MdObserver`]; call [`Profiler::frame_done`]
-/// after each `System::run_frame` (the driver in [`crate::run`] does).
+/// after each `System::run_frame` (the driver, [`crate::Session::run`], does).
 pub struct Profiler {
     pub(crate) attr: Attribution,
     /// Master clocks per attribution id, whole run.

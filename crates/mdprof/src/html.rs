@@ -70,7 +70,7 @@ pub fn screenshot(session: &Session, frame: u64) -> Result<Option<Screenshot>, H
         if f == frame {
             sys.request_screenshot();
         }
-        if let Err(e) = sys.run_frame(&mut ()) {
+        if let Err(e) = sys.run_frame_unobserved() {
             if f < frame {
                 return Ok(None);
             }

@@ -1,6 +1,6 @@
 //! The report model: everything one profiling run measured, in plain data.
 //!
-//! [`Report`] is what [`crate::Profiler::finish`] returns and what every
+//! [`Report`] is what [`crate::Session::run`] returns and what every
 //! output reads: the terminal report, the CSV files, the JSON file (which is
 //! this structure serialised with serde, schema [`SCHEMA`]), the stack
 //! profile writers, and the HTML and trace writers.

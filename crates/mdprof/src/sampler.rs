@@ -49,7 +49,7 @@
 
 use std::path::Path;
 
-use retroprof_m68k::ExceptionKind;
+use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, InstrCost, MdObserver};
 use retroprof_samples::histogram::External;
 use retroprof_samples::{HistFormat, Histogram};

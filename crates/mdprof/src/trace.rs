@@ -41,8 +41,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use retroprof_m68k::ExceptionKind;
 use retroprof_megadrive::timing::{MCLK_HZ_NTSC, MCLK_HZ_PAL, MCLK_PER_LINE};
+use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, InstrCost, MdObserver, SystemView};
 use retroprof_profile::write::trace::{Arg, Scope, TraceWriter};
 use retroprof_symbols::FunctionIndex;

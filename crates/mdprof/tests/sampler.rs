@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use retroprof_m68k::ExceptionKind;
 use retroprof_mdprof::sampler::{self, Sampler};
+use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, Config, InstrCost, MdObserver, Rom, System};
 use retroprof_samples::{histogram, symbolise, HistFormat, SymboliseOptions};
 use retroprof_symbols::{FunctionIndex, IndexOptions, Symbols};

@@ -1,10 +1,14 @@
 //! The profiler's view of the console.
 //!
 //! Implement [`MdObserver`] (every method has an empty default body) and pass
-//! it to [`crate::System::run_frame`]. The system is generic over the
-//! observer, so the unit type `()` (which implements it as a no-op) costs
-//! nothing, and a real observer's methods are inlined into the emulation
-//! loop: keep them cheap (no allocation or hashing per instruction).
+//! it to [`crate::System::run_frame`], which takes it as `&mut dyn
+//! MdObserver`: one compiled 68000 core serves every tool and test (one
+//! dynamic call per event). The production profiler alone takes
+//! [`crate::System::run_frame_mono`], where its methods are inlined into
+//! the emulation loop (each new observer type there costs a whole core of
+//! build time); [`crate::System::run_frame_unobserved`] runs with the no-op
+//! observer `()`, which compiles to nothing. Keep the methods cheap either
+//! way (no allocation or hashing per instruction).
 //!
 //! # Event order and time
 //! - [`frame_start`](MdObserver::frame_start) opens each frame (see

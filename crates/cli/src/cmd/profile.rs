@@ -570,6 +570,12 @@ impl Extras {
     }
 
     fn run(mut self, s: &Session, progress: &mut dyn FnMut(u64, u64)) -> (Report, Extras) {
+        if self.heap.is_none() && self.sampler.is_none() && self.tracer.is_none() {
+            // The production path: the profiler alone, monomorphised
+            // (`Session::run`); the others go through one dynamic call per
+            // event and no extra compiled 68000 core.
+            return (s.run(progress), self);
+        }
         let bp = self.heap.as_ref().map(|h| h.breakpoints().clone());
         let report = {
             let mut obs = (&mut self.heap, (&mut self.sampler, &mut self.tracer));
