@@ -279,6 +279,7 @@ pub(crate) struct FrameAcc {
     pub freeze_mclk: u64,
     pub fifo_mclk: u64,
     pub refresh_mclk: u64,
+    pub z80_stall_mclk: u64,
     pub interrupts: u32,
 }
 
@@ -678,6 +679,7 @@ impl MdObserver for Profiler {
         self.fa.freeze_mclk += cost.dma_freeze as u64;
         self.fa.fifo_mclk += cost.fifo_wait as u64;
         self.fa.refresh_mclk += cost.refresh as u64;
+        self.fa.z80_stall_mclk += cost.z80_stall as u64;
         if !matches!(self.pending, Pending::None) {
             self.apply_pending();
         }

@@ -272,7 +272,9 @@ impl Session {
         })
     }
 
-    fn config(&self) -> Config {
+    /// The console configuration of this session's runs (region,
+    /// reference timing rules).
+    pub fn config(&self) -> Config {
         Config {
             region: self.options.region,
             reference_rules: self.options.reference_rules,

@@ -54,7 +54,7 @@ use std::cell::Cell;
 use retroprof_m68k::{ExceptionKind, Registers};
 
 use crate::cart::Cart;
-use crate::timing::MCLK_PER_LINE;
+use crate::timing::{M68K_DIVIDER, MCLK_PER_LINE};
 use crate::vdp::{DmaKind, DmaSpan, Vdp};
 
 /// Cost of one instruction, in master clocks. `total` includes the other
@@ -111,10 +111,20 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// When the instruction just reported to
+    /// [`MdObserver::instruction`] with `cost` ended: the boundary
+    /// ([`mclk`](Self::mclk)) plus what the boundary charged after it, the
+    /// DRAM refresh penalty and the Z80's use of the 68000 bus. It started
+    /// `cost.total` earlier.
+    #[inline(always)]
+    pub fn instruction_end(&self, cost: &InstrCost) -> u64 {
+        self.mclk() + cost.refresh as u64 + cost.z80_stall as u64
+    }
+
     /// Master clocks since power-on at the last instruction boundary.
     #[inline]
     pub fn mclk(&self) -> u64 {
-        self.base.get() + self.cpu_cycles.get() * 7
+        self.base.get() + self.cpu_cycles.get() * M68K_DIVIDER
     }
 
     /// Scanline (0 = first active line) at [`mclk`](Self::mclk).

@@ -1053,6 +1053,17 @@ impl<O: MdObserver> Observer for ObsAdapter<'_, O> {
     }
 }
 
+impl Region {
+    /// Master clocks per second in this region (md-timing.md).
+    pub fn mclk_hz(self) -> u64 {
+        if self.is_pal() {
+            crate::timing::MCLK_HZ_PAL
+        } else {
+            crate::timing::MCLK_HZ_NTSC
+        }
+    }
+}
+
 /// A Mega Drive.
 pub struct System {
     cpu: Cpu,
@@ -1156,11 +1167,7 @@ impl System {
 
     /// Master clocks per second for this region.
     pub fn mclk_hz(&self) -> u64 {
-        if self.region.is_pal() {
-            crate::timing::MCLK_HZ_PAL
-        } else {
-            crate::timing::MCLK_HZ_NTSC
-        }
+        self.region.mclk_hz()
     }
 
     pub fn set_pad(&mut self, port: usize, buttons: Buttons) {

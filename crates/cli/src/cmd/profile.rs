@@ -540,11 +540,7 @@ impl Extras {
         sampler::parse_format(&args.sample_format).map_err(|e| UsageError(e.to_string()))?;
         let sampler = match &args.sample_histogram {
             Some(_) => {
-                let hz = if s.options.region.unwrap_or(s.rom.region()).is_pal() {
-                    retroprof_megadrive::timing::MCLK_HZ_PAL
-                } else {
-                    retroprof_megadrive::timing::MCLK_HZ_NTSC
-                };
+                let hz = s.options.region.unwrap_or(s.rom.region()).mclk_hz();
                 Some(
                     sampler::Sampler::new(args.sample_hz, hz)
                         .map_err(|e| UsageError(e.to_string()))?,
