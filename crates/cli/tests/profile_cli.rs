@@ -20,35 +20,8 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn golden(name: &str, actual: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("RETROPROF_BLESS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run with RETROPROF_BLESS=1 to create it)",
-            path.display()
-        )
-    });
-    if want != actual {
-        for (i, (a, b)) in want.lines().zip(actual.lines()).enumerate() {
-            if a != b {
-                panic!(
-                    "{} differs at line {}:\nwant: {a}\ngot:  {b}\n(RETROPROF_BLESS=1 rewrites it)",
-                    path.display(),
-                    i + 1
-                );
-            }
-        }
-        panic!(
-            "{} differs in length (RETROPROF_BLESS=1 rewrites it)",
-            path.display()
-        );
-    }
+    let path = retroprof_testkit::golden_path(env!("CARGO_MANIFEST_DIR"), name);
+    retroprof_testkit::check_golden_text(&path, actual);
 }
 
 #[test]

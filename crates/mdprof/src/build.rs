@@ -1,5 +1,6 @@
 //! Turning the engine's raw counters into a [`Report`].
 
+use retroprof_megadrive::timing::{LINES_NTSC, LINES_PAL, MCLK_PER_LINE};
 use retroprof_megadrive::{FrameInfo, Region};
 use retroprof_symbols::{FunctionOrigin, SymbolSource};
 
@@ -9,7 +10,7 @@ use crate::Session;
 
 /// mclk -> 68000 cycles (md-timing.md: 68000 = mclk / 7).
 pub(crate) fn cyc(mclk: u64) -> f64 {
-    mclk as f64 / 7.0
+    mclk as f64 / retroprof_megadrive::timing::M68K_DIVIDER as f64
 }
 
 fn pct(a: f64, b: f64) -> f64 {
@@ -86,6 +87,7 @@ pub(crate) fn report(
             dma_freeze_cycles: cyc(r.acc.freeze_mclk),
             fifo_wait_cycles: cyc(r.acc.fifo_mclk),
             refresh_cycles: cyc(r.acc.refresh_mclk),
+            z80_stall_cycles: cyc(r.acc.z80_stall_mclk),
             interrupts: r.acc.interrupts,
             instructions: r.instructions,
             top: r
@@ -144,6 +146,7 @@ pub(crate) fn report(
         sm.dma_freeze_cycles += f.dma_freeze_cycles;
         sm.fifo_wait_cycles += f.fifo_wait_cycles;
         sm.refresh_cycles += f.refresh_cycles;
+        sm.z80_stall_cycles += f.z80_stall_cycles;
         sm.interrupts += f.interrupts as u64;
         sm.instructions += f.instructions;
     }
@@ -213,14 +216,15 @@ pub(crate) fn report(
     stacks.sort_by(|a, b| a.stack.cmp(&b.stack));
     // Timing.
     let pal = last.map_or(region.is_pal(), |l| l.pal);
-    let mclk_per_frame = last.map_or(if pal { 3420 * 313 } else { 3420 * 262 }, |l| {
+    let default_lines = if pal { LINES_PAL } else { LINES_NTSC };
+    let mclk_per_frame = last.map_or(MCLK_PER_LINE * default_lines as u64, |l| {
         l.end_mclk - l.start_mclk
     });
     let timing = Timing {
         pal,
         mclk_per_frame,
         cycles_per_frame: cyc(mclk_per_frame),
-        lines: last.map_or(if pal { 313 } else { 262 }, |l| l.lines),
+        lines: last.map_or(default_lines, |l| l.lines),
         active_lines: last.map_or(224, |l| l.active_lines),
     };
     let rom = &s.rom;

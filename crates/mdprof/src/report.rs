@@ -1,6 +1,6 @@
 //! The report model: everything one profiling run measured, in plain data.
 //!
-//! [`Report`] is what [`crate::Profiler::finish`] returns and what every
+//! [`Report`] is what [`crate::Session::run`] returns and what every
 //! output reads: the terminal report, the CSV files, the JSON file (which is
 //! this structure serialised with serde, schema [`SCHEMA`]), the stack
 //! profile writers, and the HTML and trace writers.
@@ -171,6 +171,10 @@ pub struct Summary {
     pub dma_freeze_cycles: f64,
     pub fifo_wait_cycles: f64,
     pub refresh_cycles: f64,
+    /// Cycles the 68000 waited while the Z80 used its bus (absent in
+    /// reports written before the field existed: 0).
+    #[serde(default)]
+    pub z80_stall_cycles: f64,
     pub interrupts: u64,
     pub instructions: u64,
 }
@@ -275,6 +279,11 @@ pub struct FrameRecord {
     pub fifo_wait_cycles: f64,
     /// DRAM refresh penalty cycles.
     pub refresh_cycles: f64,
+    /// Cycles the 68000 waited while the Z80 used its bus (its banked
+    /// reads and writes of the 68000 side), charged at the instruction
+    /// boundary after them (absent in older reports: 0).
+    #[serde(default)]
+    pub z80_stall_cycles: f64,
     /// Interrupts taken (exception processing of interrupt kind).
     pub interrupts: u32,
     /// 68000 instructions executed.

@@ -1048,6 +1048,17 @@ impl<O: MdObserver> Observer for ObsAdapter<'_, O> {
     }
 }
 
+impl Region {
+    /// Master clocks per second in this region (md-timing.md).
+    pub fn mclk_hz(self) -> u64 {
+        if self.is_pal() {
+            crate::timing::MCLK_HZ_PAL
+        } else {
+            crate::timing::MCLK_HZ_NTSC
+        }
+    }
+}
+
 /// A Mega Drive.
 pub struct System {
     cpu: Cpu,
@@ -1145,11 +1156,7 @@ impl System {
 
     /// Master clocks per second for this region.
     pub fn mclk_hz(&self) -> u64 {
-        if self.region.is_pal() {
-            crate::timing::MCLK_HZ_PAL
-        } else {
-            crate::timing::MCLK_HZ_NTSC
-        }
+        self.region.mclk_hz()
     }
 
     pub fn set_pad(&mut self, port: usize, buttons: Buttons) {
@@ -1350,8 +1357,37 @@ impl System {
     }
 
     /// Run one frame (from the first VBlank line to the end of the active
-    /// display; see the module documentation).
-    pub fn run_frame<O: MdObserver>(&mut self, obs: &mut O) -> Result<FrameInfo, RunError> {
+    /// display; see the module documentation), reporting to `obs` through
+    /// dynamic dispatch.
+    ///
+    /// This entry point and [`run_frame_unobserved`](Self::run_frame_unobserved)
+    /// are compiled once, in this crate: tests, examples and tools of every
+    /// other crate call them without compiling another 68000 core.
+    /// [`run_frame_mono`](Self::run_frame_mono) is the monomorphised path
+    /// for the production profiler only.
+    pub fn run_frame(&mut self, obs: &mut dyn MdObserver) -> Result<FrameInfo, RunError> {
+        self.run_frame_mono(obs)
+    }
+
+    /// [`run_frame`](Self::run_frame) with no observer: the fastest run
+    /// (the no-op observer compiles to nothing and takes every skippable
+    /// polling pass), compiled once in this crate.
+    pub fn run_frame_unobserved(&mut self) -> Result<FrameInfo, RunError> {
+        self.run_frame_mono(&mut ())
+    }
+
+    /// [`run_frame`](Self::run_frame) monomorphised for `O`: the observer's
+    /// methods are inlined into the emulation loop, with no dynamic
+    /// dispatch per instruction. Every distinct `O` compiles a whole 68000
+    /// core (and the console's bus) into the calling crate, minutes of
+    /// release build each: it is meant for the production profiler
+    /// (`retroprof-mdprof`'s `Profiler`) alone. Everything else takes
+    /// [`run_frame`](Self::run_frame) or
+    /// [`run_frame_unobserved`](Self::run_frame_unobserved).
+    pub fn run_frame_mono<O: MdObserver + ?Sized>(
+        &mut self,
+        obs: &mut O,
+    ) -> Result<FrameInfo, RunError> {
         let obs = RefCell::new(obs);
         let geom = self.hw.vdp.current_geometry();
         let origin = self.next_frame_origin;

@@ -591,11 +591,7 @@ impl Extras {
         sampler::parse_format(&args.sample_format).map_err(|e| UsageError(e.to_string()))?;
         let sampler = match &args.sample_histogram {
             Some(_) => {
-                let hz = if s.options.region.unwrap_or(s.rom.region()).is_pal() {
-                    retroprof_megadrive::timing::MCLK_HZ_PAL
-                } else {
-                    retroprof_megadrive::timing::MCLK_HZ_NTSC
-                };
+                let hz = s.options.region.unwrap_or(s.rom.region()).mclk_hz();
                 Some(
                     sampler::Sampler::new(args.sample_hz, hz)
                         .map_err(|e| UsageError(e.to_string()))?,
@@ -621,6 +617,12 @@ impl Extras {
     }
 
     fn run(mut self, s: &Session, progress: &mut dyn FnMut(u64, u64)) -> (Report, Extras) {
+        if self.heap.is_none() && self.sampler.is_none() && self.tracer.is_none() {
+            // The production path: the profiler alone, monomorphised
+            // (`Session::run`); the others go through one dynamic call per
+            // event and no extra compiled 68000 core.
+            return (s.run(progress), self);
+        }
         let bp = self.heap.as_ref().map(|h| h.breakpoints().clone());
         let report = {
             let mut obs = (&mut self.heap, (&mut self.sampler, &mut self.tracer));

@@ -168,7 +168,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         if want_shot {
             sys.request_screenshot();
         }
-        match sys.run_frame(&mut ()) {
+        match sys.run_frame_unobserved() {
             Ok(info) => {
                 frames_run += 1;
                 emulated_mclk += info.end_mclk - info.start_mclk;

@@ -257,7 +257,7 @@ fn unmapped_accesses_are_counted() {
     ]);
     let r = rom(&code, &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     let c = sys.counters();
     assert_eq!(c.unmapped_reads, 1);
     assert_eq!(c.unmapped_writes, 1);
@@ -271,7 +271,7 @@ fn runaway_and_bad_code_stop_with_a_report() {
     let mut sys = System::new(&r, config());
     let mut err = None;
     for _ in 0..10 {
-        if let Err(e) = sys.run_frame(&mut ()) {
+        if let Err(e) = sys.run_frame_unobserved() {
             err = Some(e);
             break;
         }
@@ -286,7 +286,7 @@ fn runaway_and_bad_code_stop_with_a_report() {
     // Illegal instruction.
     let r = rom(&[0x4AFC], &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
-    match sys.run_frame(&mut ()) {
+    match sys.run_frame_unobserved() {
         Err(RunError::Exception { kind, .. }) => {
             assert_eq!(kind, ExceptionKind::IllegalInstruction)
         }
@@ -298,7 +298,7 @@ fn runaway_and_bad_code_stop_with_a_report() {
     let r = rom(&[0x2E7C, 0x00FF, 0xFF01, 0x4AFC], &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
     let e = sys
-        .run_frame(&mut ())
+        .run_frame_unobserved()
         .expect_err("a halted CPU must stop the run");
     let msg = e.to_string();
     assert!(matches!(e, RunError::Halted { frame: 0, .. }), "{msg}");
@@ -343,7 +343,7 @@ fn z80_bus_request_and_reset() {
     ]);
     let r = rom(&code, &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     assert!(sys.z80().busreq);
     assert!(!sys.z80().reset);
     assert_eq!(sys.z80().ram[0x10], 0x42);
@@ -365,7 +365,7 @@ fn pad_read_through_the_bus() {
     let r = rom(&code, &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
     sys.set_pad(0, Buttons::RIGHT | Buttons::START);
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     let regs = sys.registers();
     assert_eq!(regs.d[0] & 0xFF, 0x40 | 0b11_0111);
     assert_eq!(regs.d[1] & 0xFF, 0b01_0011);
@@ -400,9 +400,9 @@ fn interlace_mode_2_screenshot_has_both_fields() {
             v.vram[0xC000 + cell * 2 + 1] = 1;
         }
     }
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     sys.request_screenshot();
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     let (_, shot) = sys.take_screenshot().expect("screenshot");
     assert_eq!((shot.width, shot.height), (320, 448));
     let whole = Renderer::new().render_frame(&sys.vdp().snapshot());

@@ -334,7 +334,10 @@ pub(crate) mod cleanup {
     #[derive(Debug)]
     pub struct Slot(#[allow(dead_code)] usize);
 
+    // The workspace denies unsafe code: the signal handler needs libc
+    // (signal, unlink, raise, kill) and raw C strings, here only.
     #[cfg(unix)]
+    #[allow(unsafe_code)]
     mod imp {
         use super::Slot;
         use std::ffi::CString;

@@ -1,5 +1,5 @@
 //! Speed of the console without rendering or observer:
-//! `cargo run --release -p retroprof-megadrive --example bench_system -- ROM FRAMES`
+//! `cargo bench -p retroprof-megadrive --bench bench_system -- ROM FRAMES`
 //! prints frames per second (wall clock; compare ratios measured in one run).
 
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use std::time::Instant;
 use retroprof_megadrive::{Config, Rom, System};
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().filter(|a| a != "--bench").skip(1);
     let Some(rom) = args.next().map(PathBuf::from) else {
         eprintln!("usage: bench_system ROM [FRAMES]");
         std::process::exit(2);
@@ -25,7 +25,7 @@ fn main() {
     let t = Instant::now();
     let mut ran = 0;
     for _ in 0..frames {
-        if let Err(e) = sys.run_frame(&mut ()) {
+        if let Err(e) = sys.run_frame_unobserved() {
             eprintln!("stopped: {e}");
             break;
         }

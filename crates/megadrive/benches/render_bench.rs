@@ -1,7 +1,7 @@
 //! Renderer speed: full frames of a busy synthetic scene (both planes
 //! filled, line scroll, 2-cell vertical scroll, window, 80 sprites).
 //!
-//! `cargo run --release -p retroprof-megadrive --example render_bench [-- FRAMES]`
+//! `cargo bench -p retroprof-megadrive --bench render_bench [-- FRAMES]`
 
 use std::time::Instant;
 
@@ -9,6 +9,7 @@ use retroprof_megadrive::render::{Renderer, VdpSnapshot};
 
 fn main() {
     let frames: u32 = std::env::args()
+        .filter(|a| a != "--bench")
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(2000);

@@ -1,7 +1,7 @@
 //! Debug aid: for frames A..=B write the PCs (with counts) executed in
 //! [LO, HI) to OUT/pcs/F.txt and the 64 KiB of work RAM at each frame start
 //! to OUT/ram/F.bin:
-//! `probe ROM OUT A B LO HI [INPUT]`
+//! `mdtool probe ROM OUT A B LO HI [INPUT]`
 use retroprof_megadrive::{
     Clock, Config, InputScript, InstrCost, MdObserver, Rom, System, SystemView,
 };
@@ -46,8 +46,7 @@ impl MdObserver for P {
     }
 }
 
-fn main() {
-    let a: Vec<String> = std::env::args().skip(1).collect();
+pub fn main(a: Vec<String>) {
     let rom = Rom::load(&PathBuf::from(&a[0])).unwrap();
     let out = PathBuf::from(&a[1]);
     let fa: u64 = a[2].parse().unwrap();

@@ -1,7 +1,7 @@
 //! Speed benchmark of the 68000 core.
 //!
 //! ```text
-//! cargo run --release -p retroprof-m68k --example cpu_bench [-- EMULATED_CYCLES]
+//! cargo bench -p retroprof-m68k --bench cpu_bench [-- EMULATED_CYCLES]
 //! ```
 //!
 //! Runs a small hand-assembled program (listing with the assembly in
@@ -101,8 +101,14 @@ fn verify(name: &str, r: &mut RunResult) -> Result<u32, String> {
 fn main() {
     // `bench --model N`: print the model's results after N iterations (to
     // cross-check the program with another emulator).
-    if std::env::args().nth(1).as_deref() == Some("--model") {
+    if std::env::args()
+        .filter(|a| a != "--bench")
+        .nth(1)
+        .as_deref()
+        == Some("--model")
+    {
         let n: u32 = std::env::args()
+            .filter(|a| a != "--bench")
             .nth(2)
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
@@ -111,7 +117,7 @@ fn main() {
         println!("n={n} TOTAL={total:#010x} LAST={last:#010x}");
         return;
     }
-    let budget: u64 = match std::env::args().nth(1) {
+    let budget: u64 = match std::env::args().filter(|a| a != "--bench").nth(1) {
         None => 300_000_000,
         Some(s) => s.parse().unwrap_or_else(|_| {
             eprintln!("usage: bench [EMULATED_CYCLES]  (got {s:?})");

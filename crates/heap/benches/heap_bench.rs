@@ -2,7 +2,7 @@
 //! memory (Daedalus lines with frame markers, and the generic format) and
 //! reports events per second.
 //!
-//! `cargo run --release -p retroprof-heap --example heap_bench [EVENTS]`
+//! `cargo bench -p retroprof-heap --bench heap_bench -- [EVENTS]`
 
 use std::time::Instant;
 
@@ -53,6 +53,7 @@ fn run(name: &str, text: Vec<u8>, events: u64) {
 
 fn main() {
     let events: u64 = std::env::args()
+        .filter(|a| a != "--bench")
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(5_000_000);

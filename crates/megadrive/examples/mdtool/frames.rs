@@ -1,7 +1,7 @@
 //! Per-frame busy/idle figures in the layout of
 //! `shared/reference/*.frames.csv` (first columns), for comparing the
 //! emulator with the reference:
-//! `cargo run --release -p retroprof-megadrive --example frames -- ROM SYMBOLS FRAMES [INPUT]`
+//! `mdtool frames ROM SYMBOLS FRAMES [INPUT]`
 //! Idle = cycles of instructions inside `VDP_waitVBlank` (to the next text
 //! symbol). Output: frame,busy,idle,idle_enter_line,dma_vblank,dma_active,
 //! dma_last_line,fill_bytes, then the busy
@@ -109,8 +109,7 @@ impl MdObserver for Frames {
     }
 }
 
-fn main() {
-    let a: Vec<String> = std::env::args().skip(1).collect();
+pub fn main(a: Vec<String>) {
     if a.len() < 3 {
         eprintln!("usage: frames ROM SYMBOLS FRAMES [INPUT]");
         std::process::exit(2);

@@ -1,7 +1,7 @@
 //! Benchmark: symbolise a full Petit histogram (65,536 non-zero counters)
 //! against a map of N functions, and time reading + symbolising.
 //!
-//! `cargo run --release -p retroprof-samples --example bench_symbolise [FUNCTIONS] [ROUNDS]`
+//! `cargo bench -p retroprof-samples --bench bench_symbolise -- [FUNCTIONS] [ROUNDS]`
 
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ use retroprof_samples::{symbolise, SymboliseOptions};
 use retroprof_symbols::maps;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().filter(|a| a != "--bench").skip(1);
     let nfunc: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(2000);
     let rounds: u32 = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
     // An MS LINK map with `nfunc` publics spread over one 64 KiB _TEXT and

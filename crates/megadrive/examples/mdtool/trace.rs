@@ -1,5 +1,5 @@
 //! Debug aid: print each instruction's cost inside [LO, HI) for frame F:
-//! `trace ROM F LO HI`
+//! `mdtool trace ROM F LO HI`
 use retroprof_megadrive::{Clock, Config, InputScript, InstrCost, MdObserver, Rom, System};
 use std::path::PathBuf;
 struct T {
@@ -21,8 +21,7 @@ impl MdObserver for T {
         }
     }
 }
-fn main() {
-    let a: Vec<String> = std::env::args().skip(1).collect();
+pub fn main(a: Vec<String>) {
     let rom = Rom::load(&PathBuf::from(&a[0])).unwrap();
     let f: u64 = a[1].parse().unwrap();
     let lo = u32::from_str_radix(&a[2], 16).unwrap();

@@ -1,5 +1,5 @@
 //! Debug aid: print DMA events and VDP register 1 writes of a frame range:
-//! `dmalog ROM FROM TO [INPUT]`.
+//! `mdtool dmalog ROM FROM TO [INPUT]`.
 use retroprof_megadrive::{Clock, Config, DmaEvent, InputScript, MdObserver, Rom, System, VdpPort};
 use std::path::PathBuf;
 struct L {
@@ -26,8 +26,7 @@ impl MdObserver for L {
         }
     }
 }
-fn main() {
-    let a: Vec<String> = std::env::args().skip(1).collect();
+pub fn main(a: Vec<String>) {
     let rom = Rom::load(&PathBuf::from(&a[0])).unwrap();
     let from: u64 = a[1].parse().unwrap();
     let to: u64 = a[2].parse().unwrap();

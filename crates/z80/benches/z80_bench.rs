@@ -1,7 +1,7 @@
 //! Speed of retroprof-z80 against rustzx-z80 on the same Z80 program: the
 //! Mega Drive PCM/DAC streaming loop plus some ALU, block and call work.
 //!
-//! `cargo run --release -p retroprof-z80 --example z80_bench [STEPS [ours|rustzx|chunked [T]]]`
+//! `cargo bench -p retroprof-z80 --bench z80_bench -- [STEPS [ours|rustzx|chunked [T]]]`
 //! (default 20,000,000 instructions per core; both cores unless one is
 //! named, e.g. for `perf stat`; `chunked` runs ours in calls of T T-states,
 //! default 228 = one Mega Drive line, to show the per-call cost).
@@ -159,15 +159,20 @@ fn budget(steps: u64) -> u64 {
 
 fn main() {
     let steps: u64 = std::env::args()
+        .filter(|a| a != "--bench")
         .nth(1)
         .map(|s| s.parse().expect("STEPS must be a number"))
         .unwrap_or(20_000_000);
-    let only = std::env::args().nth(2).unwrap_or_default();
+    let only = std::env::args()
+        .filter(|a| a != "--bench")
+        .nth(2)
+        .unwrap_or_default();
     if only == "chunked" {
         // Many short `run_until` calls, like the Mega Drive's catch-up at
         // every line (3,420 mclk / 15 = 228 T, md-timing.md), instead of
         // one long one: measures the per-call cost.
         let chunk: u64 = std::env::args()
+            .filter(|a| a != "--bench")
             .nth(3)
             .map(|s| s.parse().expect("CHUNK must be a number of T-states"))
             .unwrap_or(228);
