@@ -238,3 +238,38 @@ fn many_unreadable_lines_show_the_first_three_and_the_count() {
         .unwrap();
     assert!(n >= 5, "{d}");
 }
+
+#[test]
+fn first_campaign_silent_accepts_now_warn() {
+    let dir = fixtures().join("silent_regress");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !p.ends_with("README.md"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 20,
+        "{} files in {}",
+        files.len(),
+        dir.display()
+    );
+    for p in &files {
+        let name = p.file_name().unwrap().to_str().unwrap();
+        let base = name.rsplit_once('-').unwrap().0;
+        let format = match base {
+            "n2kc_mslink.map" | "n2kc_msvc.map" => MapFormat::MsLink,
+            "n2kc_tlink.map" => MapFormat::Tlink,
+            "n2kc_wlink.map" => MapFormat::Watcom,
+            "md_gnuld.map" => MapFormat::GnuLd,
+            "game_cc65.dbg" => MapFormat::Cc65Dbg,
+            "game_cc65.map" => MapFormat::Cc65Map,
+            other => panic!("{name}: unknown base {other}"),
+        };
+        let bytes = std::fs::read(p).unwrap();
+        if let Ok(m) = maps::parse(name, &bytes, Some(format)) {
+            assert!(!m.doubts.is_empty(), "{name}: accepted without a doubt");
+        }
+    }
+}
