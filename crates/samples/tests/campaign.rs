@@ -281,6 +281,8 @@ fn code_addrs(map: &maps::MapFile) -> Vec<u64> {
 /// goal (issue 21) is none. A map cut exactly at a line end, in a format
 /// with no end marker (nm, cc65, MS LINK, wlink), cannot be told from a
 /// shorter map: those are counted and printed apart, not as silent.
+/// `RETROPROF_CAMPAIGN_SEED=N` runs it with another seed (exploration; the
+/// fixed seed is what the suite asserts).
 #[test]
 fn silent_accepts_per_map_format() {
     const MAP_BASES: [(&str, MapFormat); 10] = [
@@ -296,7 +298,10 @@ fn silent_accepts_per_map_format() {
         ("game_cc65.map", MapFormat::Cc65Map),
     ];
     const PER_BASE: usize = 180;
-    let mut rng = Rng(0x0021_5afe_7e57);
+    let mut rng = Rng(std::env::var("RETROPROF_CAMPAIGN_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0x0021_5afe_7e57));
     let mut silent: Vec<String> = Vec::new();
     let mut total = 0;
     let mut rows = Vec::new();

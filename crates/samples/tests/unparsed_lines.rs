@@ -262,7 +262,7 @@ fn first_campaign_silent_accepts_now_warn() {
             "n2kc_mslink.map" | "n2kc_msvc.map" => MapFormat::MsLink,
             "n2kc_tlink.map" => MapFormat::Tlink,
             "n2kc_wlink.map" => MapFormat::Watcom,
-            "md_gnuld.map" => MapFormat::GnuLd,
+            "md_gnuld.map" | "prog_m68k.map" | "m68k_libc_gnuld.map" => MapFormat::GnuLd,
             "game_cc65.dbg" => MapFormat::Cc65Dbg,
             "game_cc65.map" => MapFormat::Cc65Map,
             other => panic!("{name}: unknown base {other}"),

@@ -82,7 +82,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
         let wrapped_out = pending_output.take();
         let mut wrapped_in = pending_input.take();
         let takes_input =
-            !col0 && toks[0].starts_with("0x") && toks.len() >= 3 && parse_hex(toks[1]).is_some();
+            !col0 && toks[0].starts_with("0x") && toks.len() >= 3 && hex(toks[1]).is_some();
         if !takes_input {
             if let Some((name, at)) = wrapped_in.take() {
                 unparsed.add_after(at, &name, last_addr(&syms));
@@ -90,9 +90,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
         }
         // An output section with nothing in it is its name alone followed by
         // its input patterns (`.interp` then ` *(.interp)`).
-        let empty_section = !col0 && toks[0].starts_with('*');
-        let completes_out =
-            toks.len() >= 2 && parse_hex(toks[0]).is_some() && parse_hex(toks[1]).is_some();
+        let empty_section = !col0 && toks[0].starts_with('*') && toks[0].contains('(');
+        let completes_out = toks.len() >= 2 && hex(toks[0]).is_some() && hex(toks[1]).is_some();
         if !empty_section && (col0 || !completes_out) {
             if let Some((name, at)) = &wrapped_out {
                 unparsed.add_after(*at, name, last_addr(&syms));
@@ -106,7 +105,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                     .all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
                 if toks.len() >= 3 {
-                    if let (Some(a), Some(l)) = (parse_hex(toks[1]), parse_hex(toks[2])) {
+                    if let (Some(a), Some(l)) = (hex(toks[1]), hex(toks[2])) {
                         out_section(&mut map, toks[0], a, l);
                         out_name = toks[0].to_string();
                         out_kind = section_kind(&out_name);
@@ -135,7 +134,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
         }
         if let Some((name, _)) = wrapped_out {
             if toks.len() >= 2 {
-                if let (Some(a), Some(l)) = (parse_hex(toks[0]), parse_hex(toks[1])) {
+                if let (Some(a), Some(l)) = (hex(toks[0]), hex(toks[1])) {
                     out_section(&mut map, &name, a, l);
                     out_name = name;
                     out_kind = section_kind(&out_name);
@@ -160,17 +159,20 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                 continue;
             }
             if toks.len() >= 3 && toks[1].starts_with("0x") {
-                let (Some(a), Some(l)) = (parse_hex(toks[1]), parse_hex(toks[2])) else {
+                let (Some(a), Some(l)) = (hex(toks[1]), hex(toks[2])) else {
                     // An address or size too long for 64 bits (issue 21).
                     unparsed.add_after(lineno, line, last_addr(&syms));
                     continue;
                 };
-                if toks.len() >= 4 {
+                if toks[3..].iter().any(|t| t.contains("0x")) {
+                    // Two rows run together (`file.o(  0xADDR  name`).
+                    unparsed.add_after(lineno, line, last_addr(&syms));
+                } else if toks.len() >= 4 {
                     input_section(&mut map, name, a, l, &toks[3..], &mut current_module);
                 }
             } else if toks.len() >= 2
                 && toks[1].starts_with(|c: char| c.is_ascii_digit())
-                && parse_hex(toks[1]).is_none()
+                && hex(toks[1]).is_none()
             {
                 // ` .text  18446744073709551616 ...`: a number where the
                 // address goes that is not one. Script statements
@@ -188,7 +190,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
             }
             continue;
         }
-        if toks[0].starts_with("0x") && parse_hex(toks[0]).is_none() {
+        if toks[0].starts_with("0x") && hex(toks[0]).is_none() {
             // `0x` followed by more than 64 bits or by non-hex (issue 21:
             // a huge number here was accepted without a word).
             unparsed.add_after(lineno, line, last_addr(&syms));
@@ -197,7 +199,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
         if toks[0].starts_with("0x") {
             if let Some((name, _)) = wrapped_in.take() {
                 if toks.len() >= 3 {
-                    if let (Some(a), Some(l)) = (parse_hex(toks[0]), parse_hex(toks[1])) {
+                    if let (Some(a), Some(l)) = (hex(toks[0]), hex(toks[1])) {
                         input_section(&mut map, &name, a, l, &toks[2..], &mut current_module);
                         continue;
                     }
@@ -211,17 +213,23 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                 let keyword = toks[1].bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
                     && toks[2].starts_with('(');
                 if !(line.contains('=')
-                    || parse_hex(toks[1]).is_some()
-                    || toks[1].starts_with('(')
+                    || hex(toks[1]).is_some()
+                    || (toks[1] == "(size" && toks.get(2) == Some(&"before"))
                     || keyword)
                 {
                     unparsed.add_after(lineno, line, last_addr(&syms));
                 }
                 continue;
             }
+            if toks.len() == 1 || (toks.len() == 2 && toks[1].contains('=')) {
+                // An address alone, or `0xADDR a=b` (ld writes assignments
+                // as `name = expr`, with spaces): a damaged symbol row.
+                unparsed.add_after(lineno, line, last_addr(&syms));
+                continue;
+            }
             // Symbol row: `0xADDR  name` (exactly two tokens).
-            if toks.len() == 2 && !toks[1].contains('=') && !toks[1].starts_with('.') {
-                let Some(a) = parse_hex(toks[0]) else {
+            if toks.len() == 2 && !toks[1].starts_with('.') {
+                let Some(a) = hex(toks[0]) else {
                     unparsed.add_after(lineno, line, last_addr(&syms));
                     continue;
                 };
@@ -259,6 +267,16 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
         .sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
     map.symbols = SymbolTable::new(syms);
     Ok(map)
+}
+
+/// A GNU ld number: ld always writes `0x` and hex digits (a bare `F` is
+/// not a number here: issue 21 campaign, a stray letter became a section).
+fn hex(s: &str) -> Option<u64> {
+    let digits = s.strip_prefix("0x")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    parse_hex(s)
 }
 
 fn last_addr(syms: &[crate::Symbol]) -> Option<u64> {

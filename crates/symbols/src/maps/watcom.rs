@@ -144,6 +144,11 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                     if name.is_empty() {
                         return Err(syntax(file, lineno, "symbol row without a name"));
                     }
+                    if has_seg_off(name) {
+                        // Two rows run together (`main_"0000:00a0+ next_`).
+                        unparsed.add_after(lineno, t, rows.last().map(|r| r.1));
+                        continue;
+                    }
                     rows.push((name.to_string(), linear(seg, off), module.clone()));
                 } else if !(toks.first() == Some(&"Address")
                     || toks.get(1) == Some(&"=")
@@ -222,6 +227,19 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
     }
     map.symbols = SymbolTable::new(syms);
     Ok(map)
+}
+
+/// True when `s` holds `HHHH:HHHH` (hex digits around a colon): a symbol
+/// name never does; a name that does is two rows run together.
+fn has_seg_off(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len()).any(|i| {
+        b[i] == b':'
+            && i >= 4
+            && b[i - 4..i].iter().all(u8::is_ascii_hexdigit)
+            && b.get(i + 1..i + 5)
+                .is_some_and(|w| w.iter().all(u8::is_ascii_hexdigit))
+    })
 }
 
 /// `hello.obj(C:\src\hello.c)` -> `hello.obj`; `C:\WATCOM\lib\clibs.lib(cstart)`
