@@ -143,6 +143,10 @@ fn check_gap(name: &str, format: MapFormat, row: &str, bad_row: &str, a: &str, b
         text_report.contains(&format!("[after unreadable map line {line}]")),
         "{text_report}"
     );
+    let mut json = Vec::new();
+    retroprof_samples::report::write_json(&pb, &mut json).unwrap();
+    let json = String::from_utf8(json).unwrap();
+    assert!(json.contains("\"kind\": \"unreadable_map_line\""), "{json}");
 }
 
 #[test]
