@@ -187,6 +187,21 @@ pub struct MapFile {
     /// Source lines by address (MS LINK / TLINK `Line numbers for`
     /// sections, cc65 `line` records), sorted by address then file/line.
     pub lines: Vec<LineEntry>,
+    /// Unreadable lines of address-ordered symbol tables that sit after a
+    /// readable symbol (each is also counted in a doubt). Empty for a map
+    /// read whole.
+    pub unreadable: Vec<UnreadableLine>,
+}
+
+/// An unreadable line inside an address-ordered symbol table (issue 21):
+/// what it held may be a symbol between `after` and the next readable one,
+/// so the symbol at `after` must not be extended across it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnreadableLine {
+    /// 1-based line number in the map.
+    pub line: usize,
+    /// Address of the last symbol read before the line.
+    pub after: Option<u64>,
 }
 
 /// The first address of a source line.
@@ -210,6 +225,7 @@ impl MapFile {
             warnings: Vec::new(),
             doubts: Vec::new(),
             lines: Vec::new(),
+            unreadable: Vec::new(),
         }
     }
 
@@ -558,12 +574,33 @@ mod tests {
 pub(crate) struct Unparsed {
     count: usize,
     first: Vec<String>,
+    /// Where the readable symbols are interrupted (one entry per symbol an
+    /// unreadable line follows).
+    gaps: Vec<UnreadableLine>,
 }
 
 impl Unparsed {
     const SHOWN: usize = 3;
 
+    /// An unreadable line outside an address-ordered symbol table.
     pub(crate) fn add(&mut self, lineno: usize, text: &str) {
+        self.add_after(lineno, text, None);
+    }
+
+    /// An unreadable line of an address-ordered symbol table; `after` is the
+    /// address of the last symbol read before it (`None`: none yet). The
+    /// symboliser ends that symbol's extent at its known size (or its own
+    /// address) instead of the next readable symbol: the unreadable line may
+    /// be a symbol in between.
+    pub(crate) fn add_after(&mut self, lineno: usize, text: &str, after: Option<u64>) {
+        if let Some(a) = after {
+            if self.gaps.last().map(|g| g.after) != Some(Some(a)) {
+                self.gaps.push(UnreadableLine {
+                    line: lineno,
+                    after: Some(a),
+                });
+            }
+        }
         self.count += 1;
         if self.first.len() < Self::SHOWN {
             self.first
@@ -575,6 +612,7 @@ impl Unparsed {
         if self.count == 0 {
             return;
         }
+        map.unreadable.extend(self.gaps);
         map.doubt(format!(
             "{file}: {} line(s) of the {what} could not be read and were skipped ({}{}); \
              the symbols around them may be wrong",
