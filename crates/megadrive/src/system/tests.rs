@@ -417,3 +417,84 @@ fn interlace_mode_2_screenshot_has_both_fields() {
         assert_eq!(got, rgb(row as usize % 15 + 1), "row {row}");
     }
 }
+
+/// Bad input: a program that drives the VDP with garbage (random register
+/// values, random control and data words, data and status reads, 68000
+/// DMA of length 0xFFFF from unmapped space, fills started during fills)
+/// runs every frame asked for, without a panic, with bounded time per
+/// frame, and the same way twice.
+#[test]
+fn garbage_vdp_programming_runs_to_the_end() {
+    // xorshift32: a fixed seed, so the program is the same on every run.
+    let mut x: u32 = 0x2545_F491;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut code: Vec<u16> = Vec::new();
+    // DMA on, display on, length 0xFFFF, source 0x800000 (unmapped),
+    // 68000 DMA to VRAM, then a fill started and another started while
+    // it runs.
+    for w in [
+        0x8174, 0x8F01, 0x93FF, 0x94FF, 0x9500, 0x9600, 0x9740, 0x4000, 0x0080,
+    ] {
+        code.extend_from_slice(&vdp_reg(w));
+    }
+    for w in [0x93FF, 0x94FF, 0x9780, 0x4000, 0x0080] {
+        code.extend_from_slice(&vdp_reg(w));
+    }
+    code.extend_from_slice(&[0x33FC, 0x1234, 0x00C0, 0x0000]); // fill data
+    for w in [0x4000, 0x0080] {
+        code.extend_from_slice(&vdp_reg(w));
+    }
+    code.extend_from_slice(&[0x33FC, 0x5678, 0x00C0, 0x0000]); // during it
+    for _ in 0..600 {
+        let r = next();
+        match r % 6 {
+            // Register write with a random register and value (keep DMA
+            // on now and then so DMA and fills keep starting).
+            0 | 1 => {
+                let v = 0x8000 | (r >> 8) as u16 & 0x1FFF;
+                code.extend_from_slice(&vdp_reg(v));
+            }
+            2 => code.extend_from_slice(&vdp_reg((r >> 16) as u16)),
+            3 => code.extend_from_slice(&[0x33FC, (r >> 16) as u16, 0x00C0, 0x0000]),
+            // move.w $C00000, d0 / move.w $C00004, d0
+            4 => code.extend_from_slice(&[0x3039, 0x00C0, 0x0000]),
+            _ => code.extend_from_slice(&[0x3039, 0x00C0, 0x0004]),
+        }
+    }
+    // jmp $1000 (loop over the whole program)
+    code.extend_from_slice(&[0x4EF9, 0x0000, 0x1000]);
+    let mut d = vec![0u8; 0x1000 + code.len() * 2];
+    let put32 =
+        |d: &mut Vec<u8>, at: usize, v: u32| d[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    put32(&mut d, 0, 0x00FF_FF00);
+    put32(&mut d, 4, 0x1000);
+    for v in 2..64 {
+        put32(&mut d, v * 4, 0x3F0);
+    }
+    d[0x100..0x110].copy_from_slice(b"SEGA MEGA DRIVE ");
+    d[0x1F0] = b'U';
+    d[0x3F0..0x3F2].copy_from_slice(&RTE.to_be_bytes());
+    for (i, w) in code.iter().enumerate() {
+        d[0x1000 + 2 * i..0x1002 + 2 * i].copy_from_slice(&w.to_be_bytes());
+    }
+    let r = Rom::from_bytes(Path::new("garbage.bin"), d).unwrap();
+    let run = || {
+        let mut sys = System::new(&r, config());
+        let mut rec = Rec::default();
+        for f in 0..120 {
+            let before = sys.mclk();
+            sys.run_frame(&mut rec)
+                .unwrap_or_else(|e| panic!("frame {f}: {e}"));
+            // A frame is one frame of time, whatever the VDP was told.
+            assert!(sys.mclk() - before < 2 * 896_040, "frame {f} ran long");
+        }
+        assert!(!rec.dmas.is_empty(), "the program starts DMAs");
+        (sys.mclk(), sys.vdp().vram.to_vec(), rec.dmas.len())
+    };
+    assert_eq!(run(), run(), "deterministic");
+}
