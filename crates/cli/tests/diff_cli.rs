@@ -102,8 +102,9 @@ fn m(v: &serde_json::Value, field: &str, which: &str) -> f64 {
 }
 
 /// burn(500) -> burn(600): 100 more `dbra` iterations per call. M68000
-/// User's Manual, table 8-12 (Bcc/DBcc timing): DBcc, condition false,
-/// count not expired (branch taken) = 10 cycles; the other instructions
+/// User's Manual, section 8, table 8-9 (conditional instruction execution
+/// times): DBcc, condition false, count not expired (branch taken) = 10
+/// cycles; the other instructions
 /// (move.w #imm,Dn 8, the expiring dbra 14, rts 16) are the same. So each
 /// call costs 100 x 10 = 1,000 table cycles more. The DRAM refresh adds 2
 /// cycles at the first instruction boundary at least 128 cycles after the
