@@ -30,6 +30,8 @@ enum Command {
     Heap(cmd::heap::HeapArgs),
     /// Turn program-counter histograms and a linker map into a per-function profile.
     Samples(cmd::samples::SamplesArgs),
+    /// Compare two profiles (reports or ROMs): deltas per function and frame, CI gates.
+    Diff(cmd::diff::DiffArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Some(Command::Run(args)) => cmd::run::run(args),
         Some(Command::Profile(args)) => cmd::profile::run(args),
         Some(Command::Samples(args)) => cmd::samples::run(args),
+        Some(Command::Diff(args)) => cmd::diff::run(args),
     };
     let stdout_error = cmd::stdout::finish();
     match result {

@@ -254,7 +254,7 @@ fn no_symbols_profiles_by_address_and_mismatch_warns() {
     // The heap ROM shares the runtime (same vectors, same entry point):
     // only the call-target check tells the builds apart.
     assert!(s.contains("warning:") && s.contains("jsr` targets"), "{s}");
-    // Mean and max load describe the same frames.
+    // Mean and max load describe the same frames (p50/p95/p99 between).
     let load = s
         .lines()
         .find(|l| l.contains("load:"))
@@ -264,7 +264,7 @@ fn no_symbols_profiles_by_address_and_mismatch_warns() {
         .filter_map(|w| w.strip_suffix('%'))
         .filter_map(|w| w.parse().ok())
         .collect();
-    assert!(pcts.len() >= 2 && pcts[0] <= pcts[1], "{load}");
+    assert!(pcts.len() >= 2 && pcts[0] <= pcts[pcts.len() - 1], "{load}");
 }
 
 #[test]

@@ -111,6 +111,7 @@ pub(crate) fn report(
     let mut idle_m = 0u64;
     let mut load_sum = 0.0;
     let mut load_frames = 0u64;
+    let mut loads = Vec::new();
     for (f, r) in frames.iter().zip(p.frames.iter()) {
         if !f.counted {
             continue;
@@ -124,6 +125,7 @@ pub(crate) fn report(
         if after_boot {
             load_sum += f.load_pct;
             load_frames += 1;
+            loads.push(f.load_pct);
         }
         if after_boot && (sm.max_load_frame.is_none() || f.load_pct > sm.max_load_pct) {
             sm.max_load_pct = f.load_pct;
@@ -153,6 +155,10 @@ pub(crate) fn report(
     sm.busy_cycles = cyc(busy_m);
     sm.idle_cycles = cyc(idle_m);
     sm.total_cycles = cyc(busy_m + idle_m);
+    loads.sort_by(f64::total_cmp);
+    sm.p50_load_pct = percentile(&loads, 50.0);
+    sm.p95_load_pct = percentile(&loads, 95.0);
+    sm.p99_load_pct = percentile(&loads, 99.0);
     sm.mean_load_pct = if load_frames > 0 {
         load_sum / load_frames as f64
     } else {

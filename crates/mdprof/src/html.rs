@@ -367,6 +367,15 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     );
     card(
         &mut s,
+        &format!(
+            "{:.1} / {:.1} / {:.1} %",
+            sm.p50_load_pct, sm.p95_load_pct, sm.p99_load_pct
+        ),
+        "load p50 / p95 / p99",
+        false,
+    );
+    card(
+        &mut s,
         &format!("{:.1} %", sm.max_load_pct),
         &match sm.max_load_frame {
             Some(f) => format!("max load (frame {f})"),

@@ -293,12 +293,19 @@ pub fn terminal(r: &Report, color: bool) -> String {
     };
     let _ = writeln!(
         o,
-        "load: mean {:.1}%  max {}{}   dropped frames: {} ({})",
+        "load: mean {:.1}%  p50 {:.1}%  p95 {:.1}%  p99 {:.1}%  max {}{}",
         s.mean_load_pct,
+        s.p50_load_pct,
+        s.p95_load_pct,
+        s.p99_load_pct,
         load_style(&st, s.max_load_pct, &format!("{:.1}%", s.max_load_pct)),
         s.max_load_frame
             .map(|f| format!(" (frame {f})"))
             .unwrap_or_default(),
+    );
+    let _ = writeln!(
+        o,
+        "dropped frames: {} ({})",
         if s.dropped_frames > 0 {
             st.red(&dropped)
         } else {

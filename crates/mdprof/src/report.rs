@@ -153,6 +153,15 @@ pub struct Summary {
     pub max_load_pct: f64,
     /// First such frame with the highest load (`None` with no frames).
     pub max_load_frame: Option<u64>,
+    /// Load percentiles over the same frames as `mean_load_pct`,
+    /// nearest-rank ([`percentile`]: a load some frame really had; p100 is
+    /// `max_load_pct`). Absent in older reports: 0.
+    #[serde(default)]
+    pub p50_load_pct: f64,
+    #[serde(default)]
+    pub p95_load_pct: f64,
+    #[serde(default)]
+    pub p99_load_pct: f64,
     /// Counted dropped frames from the first game loop on (boot frames
     /// are not counted; their records still say `dropped`).
     pub dropped_frames: u64,
@@ -305,6 +314,17 @@ pub struct StackSample {
     pub stack: Vec<usize>,
     /// Master clocks with this stack (whole run).
     pub mclk: u64,
+}
+
+/// Nearest-rank percentile of ascending `sorted`: the value at rank
+/// `ceil(p * n / 100)` (1-based), clamped to 1..=n; 0 when empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let n = sorted.len();
+    let rank = ((p / 100.0) * n as f64).ceil() as usize;
+    sorted[rank.clamp(1, n) - 1]
 }
 
 impl Report {

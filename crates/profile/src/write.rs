@@ -150,12 +150,25 @@ pub fn folded_with<W: Write>(
 /// list their lines innermost first as pprof expects. Location ids in samples
 /// are leaf first. Functions are keyed by (name, file).
 pub fn pprof<W: Write>(p: &StackProfile, w: W) -> Result<(), Error> {
-    pprof::write(p, &PprofOptions::default(), w)
+    pprof::write(p, &PprofOptions::default(), &[], w)
 }
 
 /// [`pprof`] with optional period, duration and comments.
 pub fn pprof_with<W: Write>(p: &StackProfile, opts: &PprofOptions, w: W) -> Result<(), Error> {
-    pprof::write(p, opts, w)
+    pprof::write(p, opts, &[], w)
+}
+
+/// [`pprof_with`] with string labels per sample (`labels[i]` for sample
+/// `i`; samples past the end of `labels` have none), e.g. pprof's own
+/// `pprof::base=true` on the negated base samples of a `-diff_base`
+/// profile.
+pub fn pprof_labelled<W: Write>(
+    p: &StackProfile,
+    opts: &PprofOptions,
+    labels: &[Vec<(String, String)>],
+    w: W,
+) -> Result<(), Error> {
+    pprof::write(p, opts, labels, w)
 }
 
 /// speedscope JSON (sampled profile per value type).
@@ -176,7 +189,14 @@ pub fn flamegraph_svg<W: Write>(
     title: &str,
     w: W,
 ) -> Result<(), Error> {
-    flamegraph::write(p, value_index, title, &FlameGraphOptions::default(), w)
+    flamegraph::write(
+        p,
+        value_index,
+        None,
+        title,
+        &FlameGraphOptions::default(),
+        w,
+    )
 }
 
 /// [`flamegraph_svg`] with layout options.
@@ -187,7 +207,26 @@ pub fn flamegraph_svg_with<W: Write>(
     opts: &FlameGraphOptions,
     w: W,
 ) -> Result<(), Error> {
-    flamegraph::write(p, value_index, title, opts, w)
+    flamegraph::write(p, value_index, None, title, opts, w)
+}
+
+/// A differential flame graph SVG (Brendan Gregg's differential flame
+/// graphs, as `difffolded.pl | flamegraph.pl` draws them): frame widths are
+/// value `new_index`, the colour is the change of the frame's self value
+/// from value `base_index` to `new_index` (red grew, blue shrank, the deeper
+/// the larger relative to the largest change; near white unchanged). The
+/// tooltip adds the base value of the frame and the self delta. Paths the
+/// base has and the new profile does not are not drawn (their width is 0),
+/// as in Gregg's graphs; they still count in their parents' base values.
+pub fn flamegraph_diff_svg<W: Write>(
+    p: &StackProfile,
+    base_index: usize,
+    new_index: usize,
+    title: &str,
+    opts: &FlameGraphOptions,
+    w: W,
+) -> Result<(), Error> {
+    flamegraph::write(p, new_index, Some(base_index), title, opts, w)
 }
 
 /// Write `path` whole or not at all: the closure writes into a temporary

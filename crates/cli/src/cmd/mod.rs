@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+pub mod diff;
 pub mod heap;
 pub mod profile;
 pub mod run;

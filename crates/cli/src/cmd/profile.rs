@@ -15,7 +15,7 @@ use super::run::RegionArg;
 use super::UsageError;
 use crate::{out, outln};
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Default)]
 #[command(
     about = "Profile a Mega Drive ROM's frame budget: busy/idle per frame, dropped frames, DMA, top functions",
     long_about = "Runs a Mega Drive ROM in retroprof's cycle-exact emulator and charges every 68000 \
@@ -154,6 +154,10 @@ pub struct ProfileArgs {
     /// ROMs profiled at once (default: the number of CPUs).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+
+    /// --baseline and its gates and outputs (cmd/diff.rs).
+    #[command(flatten)]
+    pub baseline: Box<super::diff::BaselineArgs>,
 }
 
 fn region_of(arg: Option<RegionArg>, rom: &Rom) -> Option<Region> {
@@ -232,16 +236,17 @@ fn reference_rules(args: &[RuleArg]) -> ReferenceRules {
 }
 
 /// `--entry`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum EntryArg {
     /// The interrupt handler (default).
+    #[default]
     Handler,
     /// The interrupted code.
     Interrupted,
 }
 
 /// Load a ROM (or the demo) and its symbols into a session.
-fn session(args: &ProfileArgs, rom_path: Option<&Path>) -> anyhow::Result<Session> {
+pub(crate) fn session(args: &ProfileArgs, rom_path: Option<&Path>) -> anyhow::Result<Session> {
     let (rom, syms, label) = match rom_path {
         None => {
             let (rom, syms) = demo::load();
@@ -369,7 +374,10 @@ fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
     if let Some(p) = &args.symbols {
         plan.input("the --symbols file", p);
     }
-    let outputs: [(&str, Option<&PathBuf>); 11] = [
+    if let Some(p) = &args.baseline.baseline {
+        plan.input("the --baseline report", p);
+    }
+    let outputs: [(&str, Option<&PathBuf>); 13] = [
         ("--csv", args.csv.as_ref()),
         ("--functions", args.functions.as_ref()),
         ("--json", args.json.as_ref()),
@@ -381,6 +389,8 @@ fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
         ("--sample-histogram", args.sample_histogram.as_ref()),
         ("--trace", args.trace.as_ref()),
         ("--html", args.html.as_ref()),
+        ("--diff-json", args.baseline.diff_json.as_ref()),
+        ("--diff-html", args.baseline.diff_html.as_ref()),
     ];
     for (what, p) in outputs {
         if let Some(p) = p {
@@ -433,6 +443,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if args.frames == 0 {
         return Err(UsageError("--frames must be at least 1".into()).into());
     }
+    super::diff::check_baseline(&args.baseline, args.roms.len())?;
     let files = [
         &args.csv,
         &args.functions,
@@ -548,7 +559,8 @@ fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<Exi
         report.frames.len(),
         report.frames.len() as f64 / wall.max(1e-9)
     );
-    let failures = gates(args, &report);
+    let mut failures = gates(args, &report);
+    failures.extend(super::diff::baseline(&args.baseline, &report, color)?);
     if !failures.is_empty() {
         for f in &failures {
             eprintln!("FAIL: {f}");
