@@ -1,13 +1,24 @@
-//! Comparison with the Genesis Plus GX reference figures
-//! (../shared/reference/*.frames.csv, *.funcs.csv) on the shared SGDK ROMs,
-//! same scripted input, 1,200 frames.
+//! Agreement with the Genesis Plus GX reference figures
+//! (../shared/reference/NAME.frames.csv, NAME.funcs.csv) on the shared SGDK
+//! ROMs, same scripted input, 1,200 frames, run with the reference's
+//! charging rules (interrupt entry charged to the interrupted instruction,
+//! local labels kept).
 //!
-//! The strict issue-5 criteria (busy cycles within 1 % for >= 95 % of the
-//! frames after frame 60, the same dropped frames, the same top-10
-//! functions) are `#[ignore]`d tests named `strict_*` over the whole run;
-//! platformer meets them up to the frame where the reference goes wrong
-//! (`platformer_strict_before_the_reference_fork`). The other tests assert
-//! the agreement measured now, and print the figures.
+//! The criteria are issue #15's ("How agreement with the reference is
+//! judged from now on"), over frames 60 on (platformer up to frame 1,070:
+//! the reference's VRAM-fill fork at 1,071, crates/megadrive/README.md):
+//! - dropped-frame flags identical;
+//! - busy total within 0.5 %;
+//! - busy cycles summed over 10-frame windows within 1 % on >= 95 % of the
+//!   windows;
+//! - each of the reference's top-10 busy functions (idle excluded) within
+//!   2 % of its cycles (whole run: the reference gives only that);
+//! - 68000 -> VDP DMA bytes in total within 2 %.
+//!
+//! The per-frame agreement (within max(1 %, 0.2 % of a frame)) is printed
+//! as information only: issue #5's "95 % of frames within 1 %" is retired,
+//! the remaining per-frame differences being the Z80's phase, which the
+//! reference cannot arbitrate.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -15,6 +26,8 @@ use std::path::PathBuf;
 use retroprof_mdprof::{load_symbols, report::Report, EntryCharge, ProfileOptions, Session};
 use retroprof_megadrive::{ReferenceRules, Rom};
 
+/// The reference's input script (../shared/reference/README.md: the same
+/// for vnmd, platformer and castlecat2).
 const INPUT: &str =
     "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
 
@@ -31,31 +44,64 @@ fn shared() -> PathBuf {
 struct RefFrame {
     busy: f64,
     dropped: bool,
+    /// dma_vblank_bytes + dma_active_bytes (68000 -> VDP).
+    dma: u64,
+    fill_copy: u64,
+}
+
+fn read(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn reference_frames(name: &str) -> Vec<RefFrame> {
     let path = shared().join(format!("reference/{name}.frames.csv"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = read(&path);
+    let header = text.lines().next().unwrap_or("");
+    assert!(
+        header.starts_with(
+            "frame,busy_cycles,idle_cycles,frame_cycles,load_pct,dropped,loop_starts,\
+             idle_enter_line,loop_start_line,dma_vblank_bytes,dma_active_bytes,\
+             dma_last_line,dma_fill_copy_bytes"
+        ),
+        "{}: unexpected header {header:?}",
+        path.display()
+    );
     text.lines()
         .skip(1)
-        .map(|l| {
+        .enumerate()
+        .map(|(i, l)| {
             let c: Vec<&str> = l.split(',').collect();
+            let where_ = format!("{} line {}: {l:?}", path.display(), i + 2);
+            assert!(
+                c.len() >= 13 && c[0].parse::<usize>().ok() == Some(i),
+                "{where_}: expected 13 fields, frame {i} first"
+            );
+            let int = |k: usize| c[k].parse::<u64>().unwrap_or_else(|_| panic!("{where_}"));
             RefFrame {
-                busy: c[1].parse().unwrap(),
+                busy: c[1].parse().unwrap_or_else(|_| panic!("{where_}")),
                 dropped: c[5] == "1",
+                dma: int(9) + int(10),
+                fill_copy: int(12),
             }
         })
         .collect()
 }
 
-/// Reference top functions (idle excluded), local labels kept as in the file.
-fn reference_top(name: &str, n: usize) -> Vec<String> {
+/// The reference's top `n` busy functions (idle excluded) and their cycles,
+/// local labels kept as in the file.
+fn reference_top(name: &str, n: usize) -> Vec<(String, f64)> {
     let path = shared().join(format!("reference/{name}.funcs.csv"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
+    read(&path)
+        .lines()
         .skip(1)
         .filter(|l| !l.ends_with(",1"))
-        .map(|l| l.split(',').next().unwrap().to_string())
+        .map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            let cycles = c[2]
+                .parse()
+                .unwrap_or_else(|_| panic!("{}: {l:?}", path.display()));
+            (c[0].to_string(), cycles)
+        })
         .take(n)
         .collect()
 }
@@ -82,6 +128,8 @@ fn profile(name: &str, reference_rules: ReferenceRules) -> Report {
     };
     let r = session(name, opts).run(&mut |_, _| {});
     assert!(r.stopped.is_none(), "{name}: {:?}", r.stopped);
+    assert_eq!(r.frames.len(), 1200, "{name}: frames run");
+    assert_eq!(r.frames[100].frame, 100, "frames are indexed by number");
     r
 }
 
@@ -93,215 +141,292 @@ fn ref_name(n: &str) -> String {
     }
 }
 
+/// "Frames 60 on".
+const FROM_60: Range<u64> = 60..1200;
+/// Platformer up to frame 1,070: the reference ends the 64 KB VRAM fill of
+/// the 7th VDP_resetScreen (frame 1,071) at once, ours (and hardware)
+/// takes ~760k cycles (crates/megadrive/README.md).
+const PLATFORMER_BEFORE_FORK: Range<u64> = 60..1071;
+
+/// Every figure of issue #15's criteria, measured over `frames`.
 struct Agreement {
-    within_1pct: f64,
-    dropped_same: bool,
+    /// Frames within max(1 %, 0.2 % of a frame) (information).
+    frames_ok: usize,
+    frames_n: usize,
     dropped_diff: Vec<u64>,
-    top_common: usize,
-    /// Share of 10-frame windows whose summed busy cycles are within 1 %.
-    windows_within_1pct: f64,
     /// (ours - reference) / reference over the frames compared.
     total_diff: f64,
+    windows_ok: usize,
+    windows_n: usize,
+    /// Reference's top 10: (name, reference cycles, ours, relative diff).
+    top: Vec<(String, f64, f64, f64)>,
+    /// For each of `top`: our cycles in frames before `frames.end` and from
+    /// it on, summed from the per-frame top-10 lists.
+    top_split: Vec<(f64, f64)>,
+    dma_ours: u64,
+    dma_ref: u64,
 }
 
-/// Frames 61 to 1,199: the issue's "after frame 60".
-const AFTER_60: Range<u64> = 61..1200;
-/// Platformer's frames before the reference's VRAM-fill fork at 1,071.
-const PLATFORMER_BEFORE_FORK: Range<u64> = 61..1071;
-
-fn compare(name: &str) -> Agreement {
-    compare_with(name, ReferenceRules::default(), AFTER_60)
+impl Agreement {
+    fn dma_diff(&self) -> f64 {
+        (self.dma_ours as f64 - self.dma_ref as f64) / (self.dma_ref as f64).max(1.0)
+    }
 }
 
-/// Compare per-frame figures over `frames` (the top 10 always over the
-/// whole run: the reference gives only that).
-fn compare_with(name: &str, rules: ReferenceRules, frames: Range<u64>) -> Agreement {
+fn measure(name: &str, rules: ReferenceRules, frames: Range<u64>) -> Agreement {
     let r = profile(name, rules);
     let rf = reference_frames(name);
-    assert_eq!(rf.len(), 1200);
-    let mut ok = 0;
-    let mut n = 0;
-    let mut worst: Vec<(f64, u64, f64, f64)> = Vec::new();
+    assert_eq!(rf.len(), 1200, "{name}: reference frames");
     let ours_busy = |f: u64| r.frames[f as usize].busy_cycles;
-    for f in r.frames.iter().filter(|f| frames.contains(&f.frame)) {
-        let rb = rf[f.frame as usize].busy;
-        let d = (f.busy_cycles - rb).abs() / rb.max(1.0);
-        n += 1;
-        if d <= 0.01 {
-            ok += 1;
+    let ref_busy = |f: u64| rf[f as usize].busy;
+    let frame_cycles = r.timing.cycles_per_frame;
+
+    let mut frames_ok = 0;
+    let mut worst: Vec<(f64, u64)> = Vec::new();
+    for f in frames.clone() {
+        let (a, b) = (ours_busy(f), ref_busy(f));
+        if (a - b).abs() <= (0.01 * b).max(0.002 * frame_cycles) {
+            frames_ok += 1;
         } else {
-            worst.push((d, f.frame, f.busy_cycles, rb));
+            worst.push(((a - b).abs() / b.max(1.0), f));
         }
     }
-    worst.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap().then(a.1.cmp(&b.1)));
-    let within = ok as f64 / n as f64;
-    // A 700-cycle task that runs one frame earlier in one emulator than in
-    // the other misses twice per frame but not over a window.
-    let windows: Vec<(f64, f64)> = frames
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+
+    let dropped_diff: Vec<u64> = frames
+        .clone()
+        .filter(|&f| r.frames[f as usize].dropped != rf[f as usize].dropped)
+        .collect();
+
+    let total_ours: f64 = frames.clone().map(ours_busy).sum();
+    let total_ref: f64 = frames.clone().map(ref_busy).sum();
+    let total_diff = (total_ours - total_ref) / total_ref;
+
+    let windows: Vec<(u64, f64)> = frames
         .clone()
         .step_by(10)
         .filter(|s| s + 10 <= frames.end)
         .map(|s| {
-            let ours: f64 = (s..s + 10).map(ours_busy).sum();
-            let theirs: f64 = (s..s + 10).map(|f| rf[f as usize].busy).sum();
-            (ours, theirs)
+            let a: f64 = (s..s + 10).map(ours_busy).sum();
+            let b: f64 = (s..s + 10).map(ref_busy).sum();
+            (s, (a - b) / b)
         })
         .collect();
-    let windows_ok = windows
-        .iter()
-        .filter(|(a, b)| (a - b).abs() / b <= 0.01)
-        .count();
-    let windows_within_1pct = windows_ok as f64 / windows.len() as f64;
-    let total_ours: f64 = frames.clone().map(ours_busy).sum();
-    let total_theirs: f64 = frames.clone().map(|f| rf[f as usize].busy).sum();
-    let total_diff = (total_ours - total_theirs) / total_theirs;
-    println!(
-        "{name}: 10-frame windows within 1%: {windows_ok}/{}; busy total {:+.3}%",
-        windows.len(),
-        total_diff * 100.0
-    );
-    assert_eq!(r.frames[100].frame, 100, "frames are indexed by number");
-    let dropped_diff: Vec<u64> = r
-        .frames
-        .iter()
-        .filter(|f| frames.contains(&f.frame))
-        .filter(|f| f.dropped != rf[f.frame as usize].dropped)
-        .map(|f| f.frame)
+    let windows_ok = windows.iter().filter(|(_, d)| d.abs() <= 0.01).count();
+
+    let top: Vec<(String, f64, f64, f64)> = reference_top(name, 10)
+        .into_iter()
+        .map(|(n, theirs)| {
+            let ours: f64 = r
+                .functions
+                .iter()
+                .filter(|f| ref_name(&f.name) == n)
+                .map(|f| f.self_cycles)
+                .sum();
+            let d = (ours - theirs) / theirs;
+            (n, theirs, ours, d)
+        })
         .collect();
-    let ours: Vec<String> = r
-        .functions
+
+    let top_split: Vec<(f64, f64)> = top
         .iter()
-        .filter(|f| !f.idle)
-        .take(10)
-        .map(|f| ref_name(&f.name))
+        .map(|(n, ..)| {
+            let mut split = (0.0, 0.0);
+            for fr in &r.frames {
+                for t in &fr.top {
+                    if ref_name(&r.functions[t.function].name) == *n {
+                        if fr.frame < frames.end {
+                            split.0 += t.cycles;
+                        } else {
+                            split.1 += t.cycles;
+                        }
+                    }
+                }
+            }
+            split
+        })
         .collect();
-    let theirs = reference_top(name, 10);
-    let common = ours.iter().filter(|o| theirs.contains(o)).count();
+
+    let dma_ours: u64 = frames
+        .clone()
+        .map(|f| {
+            let x = &r.frames[f as usize];
+            x.dma_vblank_bytes + x.dma_active_bytes
+        })
+        .sum();
+    let dma_ref: u64 = frames.clone().map(|f| rf[f as usize].dma).sum();
+    let fill_ours: u64 = frames
+        .clone()
+        .map(|f| r.frames[f as usize].dma_fill_copy_bytes)
+        .sum();
+    let fill_ref: u64 = frames.clone().map(|f| rf[f as usize].fill_copy).sum();
+
+    let a = Agreement {
+        frames_ok,
+        frames_n: frames.clone().count(),
+        dropped_diff,
+        total_diff,
+        windows_ok,
+        windows_n: windows.len(),
+        top,
+        top_split,
+        dma_ours,
+        dma_ref,
+    };
+    let span = format!("frames {}-{}", frames.start, frames.end - 1);
     println!(
-        "{name}: busy within 1% on {ok}/{n} frames {}-{} ({:.1}%)",
-        frames.start,
-        frames.end - 1,
-        within * 100.0
+        "{name} ({span}): per-frame busy within max(1%, 0.2% of a frame): {}/{} ({:.1}%) [information]",
+        a.frames_ok,
+        a.frames_n,
+        100.0 * a.frames_ok as f64 / a.frames_n as f64
     );
-    for (d, fr, a, b) in worst.iter().take(8) {
+    for (_, f) in worst.iter().take(5) {
+        let (x, y) = (ours_busy(*f), ref_busy(*f));
         println!(
-            "  frame {fr}: ours {a:.1} reference {b:.1} ({:+.2}%)",
-            d * 100.0 * (a - b).signum()
+            "  frame {f}: ours {x:.1} reference {y:.1} ({:+.2}%)",
+            100.0 * (x - y) / y.max(1.0)
         );
     }
     println!(
-        "{name}: dropped ours {} reference {}; frames that differ: {:?}",
-        r.frames.iter().filter(|f| f.dropped).count(),
-        rf.iter().filter(|f| f.dropped).count(),
-        dropped_diff
+        "{name}: dropped ours {} reference {} in {span}; flags that differ: {:?}",
+        frames
+            .clone()
+            .filter(|&f| r.frames[f as usize].dropped)
+            .count(),
+        frames.clone().filter(|&f| rf[f as usize].dropped).count(),
+        a.dropped_diff
     );
-    println!("{name}: top-10 ours {ours:?}");
-    println!("{name}: top-10 reference {theirs:?} ({common} in common)");
-    Agreement {
-        within_1pct: within,
-        dropped_same: dropped_diff.is_empty(),
-        dropped_diff,
-        top_common: common,
-        windows_within_1pct,
-        total_diff,
+    println!(
+        "{name}: busy total ours {total_ours:.1} reference {total_ref:.1} ({:+.3}%)",
+        100.0 * a.total_diff
+    );
+    let worst_window = windows
+        .iter()
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        .copied()
+        .unwrap_or((0, 0.0));
+    println!(
+        "{name}: 10-frame windows within 1%: {}/{} ({:.1}%); worst frames {}-{} {:+.3}%",
+        a.windows_ok,
+        a.windows_n,
+        100.0 * a.windows_ok as f64 / a.windows_n as f64,
+        worst_window.0,
+        worst_window.0 + 9,
+        100.0 * worst_window.1
+    );
+    println!("{name}: reference top-10 busy functions (whole run), reference / ours:");
+    for (n, theirs, ours, d) in &a.top {
+        println!("  {n:40} {theirs:12.1} {ours:12.1} {:+.3}%", 100.0 * d);
     }
+    println!(
+        "{name}: 68000->VDP DMA bytes ours {} reference {} ({:+.3}%); fill/copy bytes ours {fill_ours} reference {fill_ref} [information]",
+        a.dma_ours,
+        a.dma_ref,
+        100.0 * a.dma_diff()
+    );
+    a
+}
+
+/// A top-10 function the criterion is not applied to as it stands, with
+/// the reason and the check made instead.
+struct Exception {
+    function: &'static str,
+    reason: &'static str,
+}
+
+/// Platformer's `VDP_resetScreen`: its seventh call (frame 1,071) starts a
+/// 64 KB VRAM fill that Genesis Plus GX ends at once (a signed/unsigned
+/// comparison in its fill timing when the starting write lands in the last
+/// ~190 mclk of an active line; the reference's frames.csv books 496 fill
+/// bytes for it against ~66,000 for each of the other six), while ours
+/// paces it as hardware does: 18 bytes per active line, 204 per blank line
+/// in H40 (../shared/docs/md-timing.md), ~760k cycles, as both emulators
+/// do for the first six calls (crates/megadrive/README.md, "Platformer's
+/// fork"). The reference gives function cycles only for the whole run, so
+/// the check is instead: our cycles before the fork are no more than the
+/// reference's, and the reference's remainder (its seventh call) is less
+/// than our seventh call (a fill cannot finish faster than the hardware
+/// pace) but not negative.
+const PLATFORMER_EXCEPTIONS: &[Exception] = &[Exception {
+    function: "VDP_resetScreen",
+    reason: "the reference ends the 64 KB VRAM fill of the 7th call (frame 1,071) at once",
+}];
+
+/// Issue #15's criteria, asserted on `name` over `frames`. Every failure
+/// is reported together, with its figures.
+fn assert_agrees(name: &str, frames: Range<u64>, exceptions: &[Exception]) {
+    let a = measure(name, ReferenceRules::default(), frames);
+    let mut fails = Vec::new();
+    if !a.dropped_diff.is_empty() {
+        fails.push(format!("dropped flags differ on {:?}", a.dropped_diff));
+    }
+    if a.total_diff.abs() > 0.005 {
+        fails.push(format!("busy total {:+.3}% (> 0.5%)", 100.0 * a.total_diff));
+    }
+    if (a.windows_ok as f64) < 0.95 * a.windows_n as f64 {
+        fails.push(format!(
+            "10-frame windows within 1%: {}/{} (< 95%)",
+            a.windows_ok, a.windows_n
+        ));
+    }
+    for ((n, theirs, ours, d), (before, after)) in a.top.iter().zip(&a.top_split) {
+        if let Some(e) = exceptions.iter().find(|e| e.function == n) {
+            let rest = theirs - before;
+            println!(
+                "{name}: {n} [exception: {}]: ours before the fork {before:.1}, from it on {after:.1}; \
+                 the reference's remainder after our first part {rest:.1}",
+                e.reason
+            );
+            if !(rest >= 0.0 && rest < *after) {
+                fails.push(format!(
+                    "{n} (exception): reference {theirs:.1}, ours before the fork {before:.1}, \
+                     from it on {after:.1}: expected 0 <= reference - before < after"
+                ));
+            }
+            continue;
+        }
+        if d.abs() > 0.02 {
+            fails.push(format!(
+                "top-10 {n}: ours {ours:.1} reference {theirs:.1} ({:+.3}%, > 2%)",
+                100.0 * d
+            ));
+        }
+    }
+    if a.dma_diff().abs() > 0.02 {
+        fails.push(format!(
+            "DMA bytes ours {} reference {} ({:+.3}%, > 2%)",
+            a.dma_ours,
+            a.dma_ref,
+            100.0 * a.dma_diff()
+        ));
+    }
+    assert!(fails.is_empty(), "{name}: {}", fails.join("; "));
 }
 
 #[test]
-fn vnmd_against_reference() {
-    let a = compare("vnmd");
-    // Measured agreement (issue #5 notes): 76.3 % of frames within 1 %.
-    // The rest are (a) pairs of frames where a ~700-cycle job runs one
-    // frame earlier in ours than in the reference (ours +700 / -700 on
-    // adjacent frames), and (b) frames of ~5,000-10,000 busy cycles where
-    // ours differs by 50-160 cycles: how many of the XGM driver's ROM reads
-    // (10-11 cycles of 68000 stall each) fall in the frame's busy time,
-    // which the Z80's phase decides. Over 10-frame windows both agree
-    // within 1 % everywhere (worst 0.85 %); the whole run is +0.19 %. The
-    // dropped frames and the top 10 agree exactly. See `strict_vnmd`.
-    assert!(
-        a.within_1pct >= 0.75,
-        "vnmd busy within 1% on {:.1}% of frames",
-        a.within_1pct * 100.0
-    );
-    assert!(
-        a.windows_within_1pct >= 0.99,
-        "vnmd 10-frame windows within 1%: {:.1}%",
-        a.windows_within_1pct * 100.0
-    );
-    assert!(
-        a.total_diff.abs() <= 0.005,
-        "vnmd busy total {:+.3}",
-        a.total_diff
-    );
-    assert!(
-        a.dropped_same,
-        "vnmd dropped frames differ: {:?}",
-        a.dropped_diff
-    );
-    assert_eq!(a.top_common, 10, "vnmd top-10 in common");
+fn vnmd_agrees_with_the_reference() {
+    assert_agrees("vnmd", FROM_60, &[]);
 }
 
 #[test]
-fn platformer_against_reference() {
-    let a = compare("platformer");
-    // Measured agreement (issue #5 notes): 92.1 % of frames within 1 %,
-    // 10 of the top 10 in common, dropped frames differ only around frame
-    // 1,087-1,094: the 7th VDP_resetScreen (frame 1,071) starts a 64 KB
-    // VRAM fill that the reference finishes at once (a Genesis Plus GX
-    // quirk, crates/megadrive/README.md) while ours takes ~760k cycles as
-    // the other six do in both. With that fill ended early (`probe`/`frames`
-    // examples, END_FILL_AFTER=1071) the frames after it and the picture at
-    // 1,199 match. See strict_platformer and
-    // platformer_strict_before_the_reference_fork.
-    assert!(
-        a.within_1pct >= 0.90,
-        "platformer busy within 1% on {:.1}% of frames",
-        a.within_1pct * 100.0
-    );
-    assert!(
-        a.dropped_diff.iter().all(|&f| (1080..1100).contains(&f)),
-        "platformer dropped frames differ: {:?}",
-        a.dropped_diff
-    );
-    assert_eq!(a.top_common, 10, "platformer top-10 in common");
+fn platformer_agrees_with_the_reference_before_its_fork() {
+    assert_agrees("platformer", PLATFORMER_BEFORE_FORK, PLATFORMER_EXCEPTIONS);
 }
 
-/// The strict criteria on platformer's frames before the reference's fork
-/// (frames 61-1,070): measured 991 of 1,010 frames within 1 % (98.1 %),
-/// the same dropped frames, 10-frame windows 100/101 within 1 %.
 #[test]
-fn platformer_strict_before_the_reference_fork() {
-    let a = compare_with(
-        "platformer",
-        ReferenceRules::default(),
-        PLATFORMER_BEFORE_FORK,
-    );
-    assert!(
-        a.within_1pct >= 0.95,
-        "platformer frames 61-1070 within 1%: {:.1}%",
-        a.within_1pct * 100.0
-    );
-    assert!(
-        a.dropped_same,
-        "dropped frames differ: {:?}",
-        a.dropped_diff
-    );
-    assert!(a.windows_within_1pct >= 0.95);
-    assert!(
-        a.total_diff.abs() <= 0.005,
-        "busy total {:+.3}",
-        a.total_diff
-    );
-    assert_eq!(a.top_common, 10);
+fn castlecat2_agrees_with_the_reference() {
+    assert_agrees("castlecat2", FROM_60, &[]);
 }
-
 /// Two of the reference emulator's timing rules (BUSREQ/RESET writes at the
 /// instruction's start, the 68000's loss per Z80 bank access from the phase
-/// before its wait) bring vnmd from 76.3 % to 89.3 % (1,017 of 1,139)
-/// and leave platformer before the fork at 96.5 % (975 of 1,010): the
-/// per-frame misses are the Z80's phase. Still short of 95 % on vnmd; every
-/// other combination measured is lower (crates/megadrive/README.md).
+/// before its wait, crates/megadrive/README.md) move the Z80's phase
+/// towards the reference's. With the VDP port model of issue #15 they
+/// raise vnmd's per-frame agreement (within max(1 %, 0.2 % of a frame))
+/// from 990 to 1,130 of 1,140 frames; on platformer before the fork they no
+/// longer help (990 without, 980 with, of 1,011): its per-frame misses are
+/// not the Z80's phase that these rules move. What is asserted: vnmd's
+/// per-frame agreement rises with the rules, and the rules change no
+/// dropped-frame flag on either ROM.
 #[test]
 fn reference_rules_move_the_z80_phase_towards_the_reference() {
     let rules = ReferenceRules {
@@ -310,33 +435,27 @@ fn reference_rules_move_the_z80_phase_towards_the_reference() {
         bank_stall_before_wait: true,
         ..ReferenceRules::default()
     };
-    let v = compare_with("vnmd", rules, AFTER_60);
-    assert!(
-        v.within_1pct >= 0.89,
-        "vnmd with the rules: {:.1}%",
-        v.within_1pct * 100.0
-    );
-    assert!(v.dropped_same, "vnmd dropped differ: {:?}", v.dropped_diff);
-    let p = compare_with("platformer", rules, PLATFORMER_BEFORE_FORK);
-    assert!(
-        p.within_1pct >= 0.95,
-        "platformer with the rules: {:.1}%",
-        p.within_1pct * 100.0
-    );
-}
-
-#[test]
-#[ignore = "strict issue-5 criteria, not met on vnmd (76.3 %): the per-frame misses come from the Z80's phase, which our own model moves by as much under a few-mclk change (crates/megadrive/README.md); run with --ignored"]
-fn strict_vnmd() {
-    let a = compare("vnmd");
-    assert!(a.within_1pct >= 0.95 && a.dropped_same && a.top_common == 10);
-}
-
-#[test]
-#[ignore = "strict issue-5 criteria over the whole run; platformer forks at frame 1,071 because the reference (Genesis Plus GX) ends a 64 KB VRAM fill within one frame (crates/megadrive/README.md); met before the fork (platformer_strict_before_the_reference_fork)"]
-fn strict_platformer() {
-    let a = compare("platformer");
-    assert!(a.within_1pct >= 0.95 && a.dropped_same && a.top_common == 10);
+    for (name, frames) in [("vnmd", FROM_60), ("platformer", PLATFORMER_BEFORE_FORK)] {
+        let without = measure(name, ReferenceRules::default(), frames.clone());
+        let with = measure(name, rules, frames);
+        println!(
+            "{name}: per-frame agreement without the rules {}/{}, with them {}/{}",
+            without.frames_ok, without.frames_n, with.frames_ok, with.frames_n
+        );
+        if name == "vnmd" {
+            assert!(
+                with.frames_ok > without.frames_ok,
+                "vnmd: the reference rules do not raise the per-frame agreement ({} <= {})",
+                with.frames_ok,
+                without.frames_ok
+            );
+        }
+        assert!(
+            with.dropped_diff.is_empty(),
+            "{name} with the rules: dropped flags differ on {:?}",
+            with.dropped_diff
+        );
+    }
 }
 
 /// An observer that takes no polling-loop passes in bulk: beside it the
