@@ -412,4 +412,135 @@ mod watch_spec_tests {
         let w = parse_watch("0xFFFFFE:w", None).unwrap();
         assert_eq!((w.addr, w.size), (0xFF_FFFE, 2));
     }
+    /// Issue 21 campaign (fixed seed): random and mutated `--watch` specs.
+    /// Each is either refused with an error quoting the spec and saying what
+    /// was expected, or gives a 24-bit address, a size of 1, 2 or 4 that
+    /// fits its alignment, and round-trips (rendered back as
+    /// `0xADDR:SIZE` or `SYMBOL:SIZE`, it parses to the same address and
+    /// size).
+    #[test]
+    fn random_watch_specs_parse_or_say_what_is_expected() {
+        use retroprof_symbols::Symbol;
+        let sym = |name: &str, addr: u64, size: Option<u64>, kind: SymbolKind| Symbol {
+            name: name.into(),
+            addr,
+            size,
+            kind,
+            global: true,
+            module: None,
+            file: None,
+            line: None,
+        };
+        let table = SymbolTable::new(vec![
+            sym("player_x", 0xFF_0010, Some(2), SymbolKind::Bss),
+            sym("score", 0xFF_0020, Some(4), SymbolKind::Data),
+            sym("flag", 0xFF_0031, Some(1), SymbolKind::Bss),
+            sym("odd_word", 0xFF_0041, Some(2), SymbolKind::Bss),
+            sym("main", 0x200, None, SymbolKind::Text),
+            sym("ABS", 0x10, None, SymbolKind::Absolute),
+        ]);
+        let seeds = [
+            "0xFF0000",
+            "$FF0010:w",
+            "0XFFFFFE:l",
+            "0x000000:b",
+            "player_x",
+            "score:l",
+            "flag:b",
+            "odd_word",
+            "main:w",
+            "ABS",
+            "0xFFFFFF:b",
+            "0x1000000",
+        ];
+        let alphabet: Vec<char> = "0123456789abcdefABCDEFxX$:+- bwlBWLz_\t\u{e9}"
+            .chars()
+            .collect();
+        // splitmix64, fixed seed.
+        let mut state = 0x00C0_FFEEu64;
+        let mut next = move |n: u64| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % n.max(1)
+        };
+        let letter = |size: u8| match size {
+            1 => "b",
+            2 => "w",
+            _ => "l",
+        };
+        let (mut ok, mut refused) = (0, 0);
+        for case in 0..6000 {
+            let mut spec: Vec<char> = if next(3) == 0 {
+                (0..next(14))
+                    .map(|_| alphabet[next(alphabet.len() as u64) as usize])
+                    .collect()
+            } else {
+                seeds[next(seeds.len() as u64) as usize].chars().collect()
+            };
+            for _ in 0..next(3) {
+                let at = next(spec.len() as u64 + 1) as usize;
+                match next(3) {
+                    0 => spec.insert(at, alphabet[next(alphabet.len() as u64) as usize]),
+                    1 if at < spec.len() => {
+                        spec.remove(at);
+                    }
+                    _ if at < spec.len() => {
+                        spec[at] = alphabet[next(alphabet.len() as u64) as usize]
+                    }
+                    _ => {}
+                }
+            }
+            let spec: String = spec.into_iter().collect();
+            let with_table = next(4) != 0;
+            let t = with_table.then_some(&table);
+            match parse_watch(&spec, t) {
+                Ok(w) => {
+                    ok += 1;
+                    assert_eq!(w.spec, spec);
+                    assert!(w.addr <= 0xFF_FFFF, "case {case} {spec:?}: {w:?}");
+                    assert!(matches!(w.size, 1 | 2 | 4), "case {case} {spec:?}: {w:?}");
+                    assert!(
+                        w.size == 1 || w.addr % 2 == 0,
+                        "case {case} {spec:?}: {w:?}"
+                    );
+                    assert!(!spec.contains('+'), "case {case}: {spec:?} accepted a sign");
+                    let again = match &w.symbol {
+                        Some(s) => format!("{s}:{}", letter(w.size)),
+                        None => format!("0x{:06X}:{}", w.addr, letter(w.size)),
+                    };
+                    let w2 = parse_watch(&again, t).unwrap();
+                    assert_eq!(
+                        (w2.addr, w2.size, &w2.symbol),
+                        (w.addr, w.size, &w.symbol),
+                        "case {case}: {spec:?} -> {again:?}"
+                    );
+                }
+                Err(e) => {
+                    refused += 1;
+                    let m = e.to_string();
+                    assert!(
+                        m.starts_with(&format!("bad --watch {spec:?}: ")),
+                        "case {case}: {m}"
+                    );
+                    assert!(
+                        [
+                            "is not b, w or l",
+                            "no symbol or address",
+                            "is not a hex address",
+                            "24-bit address space",
+                            "give an address such as",
+                            "no symbol named",
+                            "odd address",
+                        ]
+                        .iter()
+                        .any(|k| m.contains(k)),
+                        "case {case}: the error says nothing of what was expected: {m}"
+                    );
+                }
+            }
+        }
+        assert!(ok > 1000 && refused > 1000, "ok {ok} refused {refused}");
+    }
 }

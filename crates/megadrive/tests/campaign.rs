@@ -145,3 +145,98 @@ fn random_pad_scripts_parse_or_name_the_spec() {
     }
     assert!(ok > 1000, "only {ok} scripts parsed");
 }
+
+/// Mutated pad scripts (issue 21, fixed seed): well-formed scripts with
+/// edge frame numbers (0, u64::MAX, one past it), every button letter in
+/// both cases, then characters inserted, removed or replaced. Each is
+/// either refused with an error quoting the spec and saying what was
+/// expected, or gives spans within the range rules (from <= to, buttons
+/// only of the 12 UDLRABCSXYZM bits, letters of the spec all buttons) that
+/// round-trip.
+#[test]
+fn mutated_pad_scripts_keep_the_range_rules() {
+    let seeds = [
+        "0:U",
+        "60-600:R,200-210:C",
+        "18446744073709551615:S",
+        "0-18446744073709551615:udlrabcsxyzm",
+        "5-:UDLRABCSXYZM",
+        "10-10:-",
+        "18446744073709551614-18446744073709551615:A",
+    ];
+    let alphabet: Vec<char> = "0123456789-:,+ UDLRABCSXYZMudlrabcsxyzmEQ\t\u{e9}"
+        .chars()
+        .collect();
+    let mut rng = Rng(0xD0_0D1E);
+    let (mut ok, mut refused) = (0, 0);
+    for case in 0..6000 {
+        let mut spec: Vec<char> = seeds[rng.below(seeds.len() as u64) as usize]
+            .chars()
+            .collect();
+        for _ in 0..rng.below(3) {
+            let at = rng.below(spec.len() as u64 + 1) as usize;
+            let c = alphabet[rng.below(alphabet.len() as u64) as usize];
+            match rng.below(3) {
+                0 => spec.insert(at, c),
+                1 if at < spec.len() => {
+                    spec.remove(at);
+                }
+                _ if at < spec.len() => spec[at] = c,
+                _ => {}
+            }
+        }
+        let spec: String = spec.into_iter().collect();
+        match InputScript::parse_spec(&spec) {
+            Ok(spans) => {
+                ok += 1;
+                let entries: Vec<&str> = spec.split(',').collect();
+                assert_eq!(entries.len(), spans.len(), "case {case}: {spec:?}");
+                for (s, entry) in spans.iter().zip(&entries) {
+                    assert!(
+                        s.to.map_or(true, |t| t >= s.from),
+                        "case {case}: {spec:?} {s:?}"
+                    );
+                    assert_eq!(s.buttons.0 & !0x0FFF, 0, "case {case}: {spec:?}");
+                    let (_, letters) = entry.split_once(':').unwrap();
+                    let letters = letters.trim();
+                    assert!(
+                        letters == "-"
+                            || letters
+                                .chars()
+                                .all(|c| "UDLRABCSXYZM".contains(c.to_ascii_uppercase())),
+                        "case {case}: {spec:?} accepted button letters {letters:?}"
+                    );
+                    assert!(
+                        !entry.contains('+'),
+                        "case {case}: {spec:?} accepted a sign"
+                    );
+                }
+                let text: Vec<String> = spans
+                    .iter()
+                    .map(|s| {
+                        let b = s.buttons.to_string();
+                        let b = if b.is_empty() { "-".to_string() } else { b };
+                        match s.to {
+                            Some(t) => format!("{}-{t}:{b}", s.from),
+                            None => format!("{}-:{b}", s.from),
+                        }
+                    })
+                    .collect();
+                let again = InputScript::parse_spec(&text.join(",")).unwrap();
+                assert_eq!(again, spans, "case {case}: {spec:?} -> {text:?}");
+            }
+            Err(e) => {
+                refused += 1;
+                assert_eq!(e.spec, spec);
+                let m = e.to_string();
+                assert!(m.contains(&format!("{spec:?}")), "case {case}: {m}");
+                assert!(
+                    m.contains("expected FROM-TO:BUTTONS"),
+                    "case {case}: the error says nothing of what was expected: {m}"
+                );
+                assert!(!e.reason.is_empty(), "case {case}: {m}");
+            }
+        }
+    }
+    assert!(ok > 1000 && refused > 1000, "ok {ok} refused {refused}");
+}

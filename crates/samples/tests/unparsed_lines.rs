@@ -277,3 +277,37 @@ fn first_campaign_silent_accepts_now_warn() {
         }
     }
 }
+
+/// The two silent accepts the campaign found with other seeds
+/// (`RETROPROF_CAMPAIGN_SEED=12345` and `987654321`): an MSVC publics row
+/// with a junk token after its `f` flag (read as data, its samples charged
+/// to the function before it) is an unreadable line now, and a wlink
+/// symbol moved to F000:0003, outside every segment, is reported.
+#[test]
+fn second_campaign_silent_accepts_now_warn() {
+    let dir = fixtures().join("silent_regress");
+    let bytes = std::fs::read(dir.join("n2kc_msvc.map-102")).unwrap();
+    let m = maps::parse("n2kc_msvc.map-102", &bytes, Some(MapFormat::MsLink)).unwrap();
+    assert!(
+        m.doubts
+            .iter()
+            .any(|d| d.contains("line 21") && d.contains("_parse_number")),
+        "{:?}",
+        m.doubts
+    );
+    assert!(
+        m.symbols
+            .symbols()
+            .iter()
+            .all(|s| s.name != "_parse_number"),
+        "the damaged row was read"
+    );
+    let bytes = std::fs::read(dir.join("n2kc_wlink.map-63")).unwrap();
+    let m = maps::parse("n2kc_wlink.map-63", &bytes, Some(MapFormat::Watcom)).unwrap();
+    assert!(
+        m.doubts.iter().any(|d| d.contains("outside every segment")
+            && d.contains("line 56: `___begtext` at F000:0003")),
+        "{:?}",
+        m.doubts
+    );
+}

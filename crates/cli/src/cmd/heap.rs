@@ -329,6 +329,16 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
             analysis.churn.rows, analysis.churn.unit
         );
     }
+    // Before anything is written: a timeline output of hundreds of MB
+    // (issue 21: `--window 1` on a 10-million-event log).
+    if let Some(w) = output::timeline_size_warning(
+        &analysis,
+        args.csv.is_some(),
+        args.json.is_some(),
+        output::LARGE_TIMELINE_BYTES,
+    ) {
+        eprintln!("warning: {w}");
+    }
     let (blocks, moment) = match &analysis.snapshot {
         Some(s) => (
             &s.blocks[..],

@@ -72,14 +72,22 @@ pub fn parse_screenshot(spec: &str) -> Result<(u64, PathBuf), UsageError> {
             "bad --screenshot {spec:?}: expected FRAME:FILE.png"
         ))
     })?;
-    let frame = f.trim().parse::<u64>().map_err(|_| {
+    // Digits only: u64's parser also takes a sign ("+5").
+    let t = f.trim();
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(UsageError(format!(
+            "bad --screenshot {spec:?}: {f:?} is not a frame number (digits 0-9; expected FRAME:FILE.png)"
+        )));
+    }
+    let frame = t.parse::<u64>().map_err(|_| {
         UsageError(format!(
-            "bad --screenshot {spec:?}: {f:?} is not a frame number"
+            "bad --screenshot {spec:?}: {f:?} is not a frame number (at most {})",
+            u64::MAX
         ))
     })?;
     if file.is_empty() {
         return Err(UsageError(format!(
-            "bad --screenshot {spec:?}: no file name"
+            "bad --screenshot {spec:?}: no file name (expected FRAME:FILE.png)"
         )));
     }
     Ok((frame, PathBuf::from(file)))
@@ -313,5 +321,95 @@ mod tests {
         assert!(parse_screenshot("x:a.png").is_err());
         assert!(parse_screenshot("120").is_err());
         assert!(parse_screenshot("120:").is_err());
+        // Issue 21: a sign was accepted by u64's parser.
+        for bad in ["+5:a.png", "-5:a.png", "0x10:a.png", "1 2:a.png", ":a.png"] {
+            let e = parse_screenshot(bad).unwrap_err().to_string();
+            assert!(e.contains("is not a frame number"), "{bad}: {e}");
+        }
+        let e = parse_screenshot("18446744073709551616:a.png")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at most 18446744073709551615"), "{e}");
+    }
+
+    /// Issue 21 campaign (fixed seed): random and mutated `--screenshot`
+    /// specs are either refused with an error quoting the spec and saying
+    /// what was expected, or give a frame and a non-empty file that
+    /// round-trip (`FRAME:FILE` rendered back parses to the same).
+    #[test]
+    fn random_screenshot_specs_parse_or_say_what_is_expected() {
+        let seeds = [
+            "120:a.png",
+            "0:shots/f0.png",
+            "18446744073709551615:x.png",
+            "5:dir:with:colons.png",
+            " 7 :b.png",
+            "60:\u{e9}t\u{e9}.png",
+        ];
+        let alphabet: Vec<char> = "0123456789:+-x. /\t\u{e9}ap".chars().collect();
+        let mut state = 0x5C4EE4u64;
+        let mut next = move |n: u64| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            (z ^ (z >> 31)) % n.max(1)
+        };
+        let (mut ok, mut refused) = (0, 0);
+        for case in 0..6000 {
+            let mut spec: Vec<char> = if next(3) == 0 {
+                (0..next(12))
+                    .map(|_| alphabet[next(alphabet.len() as u64) as usize])
+                    .collect()
+            } else {
+                seeds[next(seeds.len() as u64) as usize].chars().collect()
+            };
+            for _ in 0..next(3) {
+                let at = next(spec.len() as u64 + 1) as usize;
+                match next(3) {
+                    0 => spec.insert(at, alphabet[next(alphabet.len() as u64) as usize]),
+                    1 if at < spec.len() => {
+                        spec.remove(at);
+                    }
+                    _ if at < spec.len() => {
+                        spec[at] = alphabet[next(alphabet.len() as u64) as usize]
+                    }
+                    _ => {}
+                }
+            }
+            let spec: String = spec.into_iter().collect();
+            match parse_screenshot(&spec) {
+                Ok((frame, file)) => {
+                    ok += 1;
+                    assert!(!file.as_os_str().is_empty(), "case {case}: {spec:?}");
+                    let (f, _) = spec.split_once(':').unwrap();
+                    assert!(
+                        f.trim().bytes().all(|b| b.is_ascii_digit()),
+                        "case {case}: {spec:?} accepted a frame that is not digits"
+                    );
+                    let again = format!("{frame}:{}", file.to_str().unwrap());
+                    assert_eq!(
+                        parse_screenshot(&again).unwrap(),
+                        (frame, file),
+                        "case {case}: {spec:?} -> {again:?}"
+                    );
+                }
+                Err(e) => {
+                    refused += 1;
+                    let m = e.to_string();
+                    assert!(
+                        m.starts_with(&format!("bad --screenshot {spec:?}: ")),
+                        "case {case}: {m}"
+                    );
+                    assert!(
+                        ["expected FRAME:FILE.png", "at most", "no file name"]
+                            .iter()
+                            .any(|k| m.contains(k)),
+                        "case {case}: the error says nothing of what was expected: {m}"
+                    );
+                }
+            }
+        }
+        assert!(ok > 1000 && refused > 1000, "ok {ok} refused {refused}");
     }
 }

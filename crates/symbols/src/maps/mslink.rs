@@ -177,6 +177,18 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
                     continue;
                 };
                 if pe {
+                    if !pe_flags_ok(&toks) {
+                        // `f` and `i` flags, then one LIB:OBJECT: a row
+                        // with a damaged flag (`fq main.obj`) would be read
+                        // as data and its samples charged elsewhere (issue
+                        // 21).
+                        let after = match state {
+                            State::ByValue => by_value.last().map(|r: &Row| r.addr),
+                            _ => None,
+                        };
+                        unparsed.add_after(lineno, t, after);
+                        continue;
+                    }
                     let row = pe_row(&toks).ok_or_else(|| {
                         syntax(
                             file,
@@ -333,6 +345,19 @@ struct Row {
 }
 
 /// `0001:00000860       main     0000000140001860 f   main.obj`.
+/// After `SECTION:OFFSET NAME RVA+BASE`: flags `f` / `i` (each at most
+/// once), then at most one LIB:OBJECT, nothing else.
+fn pe_flags_ok(toks: &[&str]) -> bool {
+    let rest = toks.get(3..).unwrap_or(&[]);
+    let flags = match rest.split_last() {
+        Some((last, init)) if *last != "f" && *last != "i" => init,
+        _ => rest,
+    };
+    flags.iter().all(|t| *t == "f" || *t == "i")
+        && flags.iter().filter(|t| **t == "f").count() <= 1
+        && flags.iter().filter(|t| **t == "i").count() <= 1
+}
+
 fn pe_row(toks: &[&str]) -> Option<Row> {
     let name = toks.get(1)?;
     let rva = toks.get(2)?;

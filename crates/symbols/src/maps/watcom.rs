@@ -52,7 +52,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
     let mut map = MapFile::new(MapFormat::Watcom);
     let mut state = State::None;
     let mut module: Option<String> = None;
-    let mut rows: Vec<(String, u64, Option<String>)> = Vec::new();
+    // (name, linear address, SEG:OFF as written, module, line)
+    let mut rows: Vec<(String, u64, String, Option<String>, usize)> = Vec::new();
     let mut modseg_module: Option<String> = None;
     let mut groups: Vec<(String, u16)> = Vec::new();
     let mut module_names: Vec<String> = Vec::new();
@@ -149,7 +150,13 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                         unparsed.add_after(lineno, t, rows.last().map(|r| r.1));
                         continue;
                     }
-                    rows.push((name.to_string(), linear(seg, off), module.clone()));
+                    rows.push((
+                        name.to_string(),
+                        linear(seg, off),
+                        addr_tok.to_string(),
+                        module.clone(),
+                        lineno,
+                    ));
                 } else if !(toks.first() == Some(&"Address")
                     || toks.get(1) == Some(&"=")
                     || (toks.len() == 2 && toks[0] == "Address" && toks[1] == "Symbol"))
@@ -219,11 +226,38 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
     map.modules
         .sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
     let mut syms = Vec::with_capacity(rows.len());
-    for (name, addr, module) in rows {
+    // Symbols outside every segment of the table (issue 21: a row moved to
+    // F000:0003 was read and quietly lost its code type). wlink places
+    // every symbol in a segment, so such a row is damaged or from another
+    // map; it is kept (kind unknown) and reported.
+    let mut outside: Vec<String> = Vec::new();
+    let mut n_outside = 0usize;
+    for (name, addr, written, module, lineno) in rows {
         let kind = kind_from_segments(&map.segments, addr);
+        if kind == crate::SymbolKind::Other
+            && !map.segments.is_empty()
+            && !map.segments.iter().any(|s| addr == s.start + s.len)
+        {
+            n_outside += 1;
+            if outside.len() < 3 {
+                outside.push(format!("line {lineno}: `{name}` at {written}"));
+            }
+        }
         let mut s = symbol(&name, addr, kind);
         s.module = module.or_else(|| super::module_at(&map.modules, addr));
         syms.push(s);
+    }
+    if n_outside > 0 {
+        map.doubt(format!(
+            "{file}: {n_outside} symbol(s) of the memory map lie outside every segment of the \
+             segment table, so their code or data type is unknown ({}{}); the map may be damaged",
+            outside.join(", "),
+            if n_outside > outside.len() {
+                ", ..."
+            } else {
+                ""
+            }
+        ));
     }
     map.symbols = SymbolTable::new(syms);
     Ok(map)
