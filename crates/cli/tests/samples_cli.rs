@@ -36,23 +36,7 @@ fn stderr(o: &Output) -> String {
 }
 
 fn check_golden(name: &str, actual: &str) {
-    let path = golden_dir().join(name);
-    if std::env::var_os("RETROPROF_BLESS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "golden file {} missing ({e}); run with RETROPROF_BLESS=1 to create it",
-            path.display()
-        )
-    });
-    assert_eq!(
-        actual,
-        expected,
-        "output differs from {} (RETROPROF_BLESS=1 to accept)",
-        path.display()
-    );
+    retroprof_testkit::check_golden_text(&golden_dir().join(name), actual);
 }
 
 fn petit_log(dir: &Path) -> PathBuf {

@@ -161,6 +161,7 @@ impl<'a> Iterator for Tokens<'a> {
 fn show(tok: Option<&[u8]>) -> String {
     match tok {
         None => "the end of the line".to_string(),
+        Some(t) if t.len() > 40 => crate::reader::quote_prefix(t),
         Some(t) => format!("'{}'", String::from_utf8_lossy(t)),
     }
 }

@@ -89,7 +89,17 @@ pub fn replay_log(
     if replay_name_is_empty(replay) {
         replay.set_name(&name);
     }
-    while let Some((line_no, line)) = reader.next_line()? {
+    loop {
+        let (line_no, line) = match reader.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            // An over-long line: an anomaly (or, strict, an error).
+            Err(Error::Malformed { line, message, .. }) if !opts.strict => {
+                replay.malformed(line, "", message);
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         match event::parse_line(line) {
             Ok(Parsed::Event(ev, d)) => {
                 // Frame markers look alike in both dialects.

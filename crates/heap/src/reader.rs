@@ -18,7 +18,40 @@ const CHUNK: usize = 1 << 18;
 /// Chunks in flight between the threads.
 const IN_FLIGHT: usize = 4;
 
-type Chunk = io::Result<Vec<u8>>;
+/// Longest line parsed (issue 21: a 1 GB line took 5 GB of memory and was
+/// echoed into the report); a longer one is a malformed line, of which only
+/// a short prefix is kept.
+pub const MAX_LINE: usize = 64 << 10;
+/// Longest line skipped: beyond this the input is not a text log (an endless
+/// stream of NUL bytes, say) and reading stops with an error.
+pub const MAX_SKIPPED_LINE: u64 = 64 << 20;
+/// Bytes of an over-long line quoted in messages.
+const PREFIX: usize = 40;
+
+enum Msg {
+    /// Whole lines (the last may lack its newline at the end of input).
+    Lines(Vec<u8>),
+    /// A line longer than [`MAX_LINE`], skipped: its first bytes and length.
+    Long { prefix: Vec<u8>, len: u64 },
+}
+
+type Chunk = io::Result<Msg>;
+
+/// `'prefix…'` of an over-long line, with non-printable bytes escaped.
+pub(crate) fn quote_prefix(b: &[u8]) -> String {
+    let t: String = String::from_utf8_lossy(&b[..b.len().min(PREFIX)])
+        .chars()
+        .take(PREFIX)
+        .collect();
+    format!("'{}…'", t.escape_debug())
+}
+
+fn too_long(len: u64, prefix: &[u8]) -> String {
+    format!(
+        "line of {len} bytes is longer than the {MAX_LINE}-byte limit (starts {})",
+        quote_prefix(prefix)
+    )
+}
 
 /// Reads a log line by line, counting lines (1-based).
 pub struct LogReader {
@@ -63,7 +96,7 @@ fn pump(mut r: Box<dyn BufRead + Send>, tx: std::sync::mpsc::SyncSender<Chunk>) 
                     // Hand over the complete lines read so far, then the error.
                     if let Some(nl) = buf.iter().rposition(|&b| b == b'\n') {
                         buf.truncate(nl + 1);
-                        if tx.send(Ok(buf)).is_err() {
+                        if tx.send(Ok(Msg::Lines(buf))).is_err() {
                             return;
                         }
                     }
@@ -73,7 +106,7 @@ fn pump(mut r: Box<dyn BufRead + Send>, tx: std::sync::mpsc::SyncSender<Chunk>) 
             }
         }
         if eof {
-            if !buf.is_empty() && tx.send(Ok(buf)).is_err() {
+            if !buf.is_empty() && tx.send(Ok(Msg::Lines(buf))).is_err() {
                 return;
             }
             return;
@@ -82,11 +115,53 @@ fn pump(mut r: Box<dyn BufRead + Send>, tx: std::sync::mpsc::SyncSender<Chunk>) 
             Some(nl) => {
                 carry = buf[nl + 1..].to_vec();
                 buf.truncate(nl + 1);
-                if tx.send(Ok(buf)).is_err() {
+                if tx.send(Ok(Msg::Lines(buf))).is_err() {
                     return;
                 }
             }
-            None => carry = buf, // one long line: keep reading
+            None if buf.len() > MAX_LINE => {
+                // One over-long line: keep its start, skip to its end.
+                let prefix = buf[..PREFIX.min(buf.len())].to_vec();
+                let mut len = buf.len() as u64;
+                buf.clear();
+                buf.resize(1 << 16, 0);
+                loop {
+                    match r.read(&mut buf) {
+                        Ok(0) => {
+                            let _ = tx.send(Ok(Msg::Long { prefix, len }));
+                            return;
+                        }
+                        Ok(n) => {
+                            if let Some(i) = buf[..n].iter().position(|&b| b == b'\n') {
+                                len += i as u64;
+                                carry = buf[i + 1..n].to_vec();
+                                if tx.send(Ok(Msg::Long { prefix, len })).is_err() {
+                                    return;
+                                }
+                                break;
+                            }
+                            len += n as u64;
+                            if len > MAX_SKIPPED_LINE {
+                                let _ = tx.send(Err(io::Error::new(
+                                    io::ErrorKind::InvalidData,
+                                    format!(
+                                        "the next line is longer than {MAX_SKIPPED_LINE} bytes \
+                                         (starts {}): not a text allocation log",
+                                        quote_prefix(&prefix)
+                                    ),
+                                )));
+                                return;
+                            }
+                        }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            let _ = tx.send(Err(e));
+                            return;
+                        }
+                    }
+                }
+            }
+            None => carry = buf, // a long line: keep reading
         }
     }
 }
@@ -156,16 +231,27 @@ impl LogReader {
     }
 
     /// The next line (its 1-based number, and its text without the line
-    /// ending), or `None` at the end.
+    /// ending), or `None` at the end. A line longer than [`MAX_LINE`] is an
+    /// [`Error::Malformed`] naming it, after which reading may go on with
+    /// the next line; a line longer than [`MAX_SKIPPED_LINE`] ends reading
+    /// with an [`Error::Read`].
     pub fn next_line(&mut self) -> Result<Option<(u64, &[u8])>, Error> {
         while self.pos >= self.chunk.len() {
             if self.done {
                 return Ok(None);
             }
             match self.rx.recv() {
-                Ok(Ok(c)) => {
+                Ok(Ok(Msg::Lines(c))) => {
                     self.chunk = c;
                     self.pos = 0;
+                }
+                Ok(Ok(Msg::Long { prefix, len })) => {
+                    self.line_no += 1;
+                    return Err(Error::Malformed {
+                        path: self.name.clone(),
+                        line: self.line_no,
+                        message: too_long(len, &prefix),
+                    });
                 }
                 Ok(Err(source)) => {
                     self.done = true;
@@ -191,6 +277,13 @@ impl LogReader {
         };
         self.pos += used;
         self.line_no += 1;
+        if line.len() > MAX_LINE {
+            return Err(Error::Malformed {
+                path: self.name.clone(),
+                line: self.line_no,
+                message: too_long(line.len() as u64, line),
+            });
+        }
         let mut end = line.len();
         if end > 0 && line[end - 1] == b'\r' {
             end -= 1;
@@ -251,7 +344,7 @@ mod tests {
         let mut want = Vec::new();
         for i in 0..40_000 {
             let l = if i == 777 {
-                "x".repeat(CHUNK * 2 + 5)
+                "x".repeat(MAX_LINE)
             } else {
                 format!("line {i}")
             };
@@ -260,6 +353,55 @@ mod tests {
             want.push(l);
         }
         assert_eq!(lines_of(text).0, want);
+    }
+
+    /// Issue 21: `heap /dev/zero` aborted allocating 8 GB; a 1 GB line took
+    /// 5 GB. Over-long lines are malformed lines naming their number (with a
+    /// short prefix), reading goes on after them, and an endless line stops
+    /// with an error (NUL bytes made here, plain and gzip).
+    #[test]
+    fn over_long_lines_are_bounded() {
+        for long in [MAX_LINE + 1, CHUNK + 7, 3 * CHUNK] {
+            let mut text = b"alloc 4 0x10 0x20\n".to_vec();
+            text.extend(std::iter::repeat(0u8).take(long));
+            text.extend_from_slice(b"\nfree 0x10 0x30\n");
+            let mut r = LogReader::from_reader(Box::new(io::Cursor::new(text)), "nul").unwrap();
+            assert_eq!(r.next_line().unwrap().unwrap().0, 1);
+            let e = r.next_line().unwrap_err();
+            let m = e.to_string();
+            assert!(m.starts_with("nul:2: line of"), "{m}");
+            assert!(m.contains(&long.to_string()), "{m}");
+            assert!(m.len() < 300, "{m}");
+            let (n, l) = r.next_line().unwrap().unwrap();
+            assert_eq!((n, l), (3, &b"free 0x10 0x30"[..]));
+            assert!(r.next_line().unwrap().is_none());
+        }
+        // Endless (well, longer than the skip limit) NULs, as from /dev/zero.
+        struct Zeros(u64);
+        impl Read for Zeros {
+            fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
+                if self.0 == 0 {
+                    return Ok(0);
+                }
+                let n = (b.len() as u64).min(self.0) as usize;
+                b[..n].fill(0);
+                self.0 -= n as u64;
+                Ok(n)
+            }
+        }
+        let mut r =
+            LogReader::from_reader(Box::new(Zeros(MAX_SKIPPED_LINE + (1 << 20))), "zero").unwrap();
+        let e = r.next_line().unwrap_err();
+        assert!(matches!(e, Error::Read { .. }), "{e}");
+        assert!(e.to_string().contains("not a text allocation log"), "{e}");
+        // The gzip path takes the same road.
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&vec![0u8; 4 * CHUNK]).unwrap();
+        gz.write_all(b"\nframe 1\n").unwrap();
+        let gz = gz.finish().unwrap();
+        let mut r = LogReader::from_reader(Box::new(io::Cursor::new(gz)), "z.gz").unwrap();
+        assert!(r.next_line().unwrap_err().to_string().contains("z.gz:1"));
+        assert_eq!(r.next_line().unwrap().unwrap().1, b"frame 1");
     }
 
     #[test]

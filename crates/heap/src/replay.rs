@@ -79,6 +79,16 @@ impl std::fmt::Display for At {
 
 /// Events per timeline row when the log has no frame markers and no
 /// `--window` is given.
+/// Timeline rows kept (issue 21: `--window 1` on a 10-million-event log
+/// took 946 MB and wrote 2.8 GB of JSON). Rows past this are counted in
+/// [`Churn::rows`] but not kept: `timeline.len() < churn.rows` tells a
+/// caller the timeline was cut, so it can say so.
+pub const MAX_TIMELINE_ROWS: usize = 1_000_000;
+
+/// Bytes of a log line quoted in an anomaly (a longer one is cut and its
+/// length given).
+pub const MAX_QUOTED: usize = 160;
+
 pub const DEFAULT_WINDOW: u64 = 10_000;
 
 #[derive(Clone, Debug)]
@@ -811,10 +821,20 @@ impl Replay {
         self.anomaly_counts[i] += 1;
         if self.anomaly_listed[i] < self.opts.max_listed {
             self.anomaly_listed[i] += 1;
+            // At most a short prefix of a bad line is echoed.
+            let text = if text.len() > MAX_QUOTED {
+                let mut end = MAX_QUOTED;
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                format!("{}… ({} bytes)", &text[..end], text.len())
+            } else {
+                text.to_string()
+            };
             self.anomalies.push(Anomaly {
                 kind,
                 line,
-                text: text.to_string(),
+                text,
                 detail,
             });
         }
@@ -955,8 +975,11 @@ impl Replay {
             return;
         }
         self.churn.rows += 1;
-        self.churn.allocs += row.allocs;
-        self.churn.bytes_allocated += row.bytes_allocated;
+        self.churn.allocs = self.churn.allocs.saturating_add(row.allocs);
+        self.churn.bytes_allocated = self
+            .churn
+            .bytes_allocated
+            .saturating_add(row.bytes_allocated);
         if row.allocs > 0 {
             self.churn.rows_with_allocs += 1;
         }
@@ -971,7 +994,7 @@ impl Replay {
             busiest.insert(pos, row.clone());
             busiest.truncate(5);
         }
-        if self.opts.keep_timeline {
+        if self.opts.keep_timeline && self.timeline.len() < MAX_TIMELINE_ROWS {
             self.timeline.push(row);
         }
     }
@@ -1176,14 +1199,14 @@ impl Replay {
         self.live_bytes = new_live;
         self.live_blocks += 1;
         self.live_header += header;
-        self.live_waste += waste;
+        self.live_waste = self.live_waste.saturating_add(waste);
         self.allocs += 1;
-        self.bytes_allocated += size;
+        self.bytes_allocated = self.bytes_allocated.saturating_add(size);
         {
             let st = &mut self.sites[site as usize].stats;
             st.allocs += 1;
-            st.bytes += size;
-            st.leaked_bytes += size;
+            st.bytes = st.bytes.saturating_add(size);
+            st.leaked_bytes = st.leaked_bytes.saturating_add(size);
             st.leaked_blocks += 1;
             st.peak_bytes = st.peak_bytes.max(st.leaked_bytes);
             st.peak_blocks = st.peak_blocks.max(st.leaked_blocks);
@@ -1214,9 +1237,9 @@ impl Replay {
         };
         let b = &mut self.buckets[k];
         b.allocs += 1;
-        b.bytes += size;
+        b.bytes = b.bytes.saturating_add(size);
         b.header_bytes += header;
-        b.align_waste += waste;
+        b.align_waste = b.align_waste.saturating_add(waste);
         if (size as usize) < EXACT_SMALL {
             self.exact_small[size as usize] += 1;
         } else {
@@ -1224,7 +1247,7 @@ impl Replay {
         }
         // timeline
         self.row.allocs += 1;
-        self.row.bytes_allocated += size;
+        self.row.bytes_allocated = self.row.bytes_allocated.saturating_add(size);
     }
 
     /// Removes a block's contribution to the live figures.
@@ -1300,9 +1323,11 @@ impl Replay {
         self.unlink(&b);
         self.freed.insert(ptr, line);
         self.frees += 1;
-        self.bytes_freed += b.size;
-        let life_ev = self.events - b.event;
-        let life_fr = self.frame - b.frame;
+        self.bytes_freed = self.bytes_freed.saturating_add(b.size);
+        // Saturating: a log can hold any frame numbers (issue 21 campaign:
+        // `frame 18446744073709551615` overflowed the lifetime sums).
+        let life_ev = self.events.saturating_sub(b.event);
+        let life_fr = self.frame.saturating_sub(b.frame);
         let (te, tf) = match self.opts.temporary {
             Some(Span::Events(n)) => (n, None),
             Some(Span::Frames(n)) => (0, Some(n)),
@@ -1310,21 +1335,21 @@ impl Replay {
         };
         let st = &mut self.sites[b.site as usize].stats;
         st.frees += 1;
-        st.freed_bytes += b.size;
-        st.lifetime_events += life_ev;
-        st.lifetime_frames += life_fr;
+        st.freed_bytes = st.freed_bytes.saturating_add(b.size);
+        st.lifetime_events = st.lifetime_events.saturating_add(life_ev);
+        st.lifetime_frames = st.lifetime_frames.saturating_add(life_fr);
         if life_ev <= te {
             st.temp_ev.0 += 1;
-            st.temp_ev.1 += b.size;
+            st.temp_ev.1 = st.temp_ev.1.saturating_add(b.size);
         }
         if let Some(tf) = tf {
             if life_fr <= tf {
                 st.temp_fr.0 += 1;
-                st.temp_fr.1 += b.size;
+                st.temp_fr.1 = st.temp_fr.1.saturating_add(b.size);
             }
         }
         self.row.frees += 1;
-        self.row.bytes_freed += b.size;
+        self.row.bytes_freed = self.row.bytes_freed.saturating_add(b.size);
     }
 
     /// Ends the replay.

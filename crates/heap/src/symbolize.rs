@@ -225,9 +225,12 @@ impl SymbolFile {
     /// Loads an ELF file (symbols, DWARF lines and inlining) or a symbol
     /// listing / linker map (nm, GNU ld, MS LINK, ...), by content.
     pub fn load(path: &std::path::Path) -> Result<SymbolFile, crate::Error> {
-        let bytes = std::fs::read(path).map_err(|source| crate::Error::Io {
-            path: path.display().to_string(),
-            source,
+        let limit = retroprof_symbols::input::MAX_SYMBOL_FILE_BYTES;
+        let bytes = retroprof_symbols::input::read_limited(path, limit).map_err(|source| {
+            crate::Error::Io {
+                path: path.display().to_string(),
+                source,
+            }
         })?;
         if bytes.starts_with(b"\x7fELF") {
             let arch = Arch::from_elf_header(&bytes);

@@ -28,7 +28,7 @@ fn table(names: &[(&str, u64)]) -> SymbolTable {
 
 fn check_golden(name: &str, img: &Image) {
     let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden")).join(name);
-    if std::env::var_os("RETROPROF_BLESS").is_some() {
+    if retroprof_testkit::bless() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let mut out = Vec::new();
         img.write_png(&mut out).unwrap();

@@ -2,7 +2,7 @@
 //! Calculation Times"): (An) and (An)+ cost nothing beyond the operand
 //! access, -(An) adds 2 idle cycles, (d16,An)/(d16,PC)/(xxx).W one extension
 //! fetch, (d8,An,Xn)/(d8,PC,Xn) 2 idle cycles plus one extension fetch,
-//! (xxx).L and #<long> two extension fetches.
+//! (xxx).L and `#<long>` two extension fetches.
 
 use crate::bus::{Bus, FunctionCode, Observer};
 use crate::core::{Ctx, R};

@@ -174,7 +174,7 @@ fn write_atomic(path: &Path, text: &str) {
 #[test]
 fn conformance() {
     let path = list_path();
-    let bless = std::env::var_os("RETROPROF_BLESS").is_some_and(|v| v != "0");
+    let bless = retroprof_testkit::bless();
     let known = match std::fs::read_to_string(&path) {
         Ok(t) => parse_list(&t, &path).unwrap_or_else(|e| panic!("{e}")),
         Err(e) if bless => {

@@ -1,5 +1,6 @@
 //! Turning the engine's raw counters into a [`Report`].
 
+use retroprof_megadrive::timing::{LINES_NTSC, LINES_PAL, MCLK_PER_LINE};
 use retroprof_megadrive::{FrameInfo, Region};
 use retroprof_symbols::{FunctionOrigin, SymbolSource};
 
@@ -9,7 +10,7 @@ use crate::Session;
 
 /// mclk -> 68000 cycles (md-timing.md: 68000 = mclk / 7).
 pub(crate) fn cyc(mclk: u64) -> f64 {
-    mclk as f64 / 7.0
+    mclk as f64 / retroprof_megadrive::timing::M68K_DIVIDER as f64
 }
 
 fn pct(a: f64, b: f64) -> f64 {
@@ -86,6 +87,7 @@ pub(crate) fn report(
             dma_freeze_cycles: cyc(r.acc.freeze_mclk),
             fifo_wait_cycles: cyc(r.acc.fifo_mclk),
             refresh_cycles: cyc(r.acc.refresh_mclk),
+            z80_stall_cycles: cyc(r.acc.z80_stall_mclk),
             interrupts: r.acc.interrupts,
             instructions: r.instructions,
             top: r
@@ -109,6 +111,7 @@ pub(crate) fn report(
     let mut idle_m = 0u64;
     let mut load_sum = 0.0;
     let mut load_frames = 0u64;
+    let mut loads = Vec::new();
     for (f, r) in frames.iter().zip(p.frames.iter()) {
         if !f.counted {
             continue;
@@ -122,6 +125,7 @@ pub(crate) fn report(
         if after_boot {
             load_sum += f.load_pct;
             load_frames += 1;
+            loads.push(f.load_pct);
         }
         if after_boot && (sm.max_load_frame.is_none() || f.load_pct > sm.max_load_pct) {
             sm.max_load_pct = f.load_pct;
@@ -144,12 +148,17 @@ pub(crate) fn report(
         sm.dma_freeze_cycles += f.dma_freeze_cycles;
         sm.fifo_wait_cycles += f.fifo_wait_cycles;
         sm.refresh_cycles += f.refresh_cycles;
+        sm.z80_stall_cycles += f.z80_stall_cycles;
         sm.interrupts += f.interrupts as u64;
         sm.instructions += f.instructions;
     }
     sm.busy_cycles = cyc(busy_m);
     sm.idle_cycles = cyc(idle_m);
     sm.total_cycles = cyc(busy_m + idle_m);
+    loads.sort_by(f64::total_cmp);
+    sm.p50_load_pct = percentile(&loads, 50.0);
+    sm.p95_load_pct = percentile(&loads, 95.0);
+    sm.p99_load_pct = percentile(&loads, 99.0);
     sm.mean_load_pct = if load_frames > 0 {
         load_sum / load_frames as f64
     } else {
@@ -213,14 +222,15 @@ pub(crate) fn report(
     stacks.sort_by(|a, b| a.stack.cmp(&b.stack));
     // Timing.
     let pal = last.map_or(region.is_pal(), |l| l.pal);
-    let mclk_per_frame = last.map_or(if pal { 3420 * 313 } else { 3420 * 262 }, |l| {
+    let default_lines = if pal { LINES_PAL } else { LINES_NTSC };
+    let mclk_per_frame = last.map_or(MCLK_PER_LINE * default_lines as u64, |l| {
         l.end_mclk - l.start_mclk
     });
     let timing = Timing {
         pal,
         mclk_per_frame,
         cycles_per_frame: cyc(mclk_per_frame),
-        lines: last.map_or(if pal { 313 } else { 262 }, |l| l.lines),
+        lines: last.map_or(default_lines, |l| l.lines),
         active_lines: last.map_or(224, |l| l.active_lines),
     };
     let rom = &s.rom;

@@ -62,7 +62,7 @@
 
 use std::collections::BTreeMap;
 
-use retroprof_m68k::ExceptionKind;
+use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView};
 use retroprof_symbols::{FunctionIndex, FunctionOrigin};
 
@@ -279,6 +279,7 @@ pub(crate) struct FrameAcc {
     pub freeze_mclk: u64,
     pub fifo_mclk: u64,
     pub refresh_mclk: u64,
+    pub z80_stall_mclk: u64,
     pub interrupts: u32,
 }
 
@@ -297,7 +298,7 @@ pub(crate) struct RawFrame {
 }
 
 /// The profiler: implements [`MdObserver`]; call [`Profiler::frame_done`]
-/// after each `System::run_frame` (the driver in [`crate::run`] does).
+/// after each `System::run_frame` (the driver, [`crate::Session::run`], does).
 pub struct Profiler {
     pub(crate) attr: Attribution,
     /// Master clocks per attribution id, whole run.
@@ -678,6 +679,7 @@ impl MdObserver for Profiler {
         self.fa.freeze_mclk += cost.dma_freeze as u64;
         self.fa.fifo_mclk += cost.fifo_wait as u64;
         self.fa.refresh_mclk += cost.refresh as u64;
+        self.fa.z80_stall_mclk += cost.z80_stall as u64;
         if !matches!(self.pending, Pending::None) {
             self.apply_pending();
         }

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
-use retroprof_megadrive::{Config, InputScript, System};
+use retroprof_megadrive::{InputScript, System};
 
 use crate::report::Report;
 use crate::Session;
@@ -57,20 +57,16 @@ pub fn screenshot(session: &Session, frame: u64) -> Result<Option<Screenshot>, H
     let err = |message: String| HtmlError::Screenshot { frame, message };
     let pad1 = InputScript::parse(&session.options.input).map_err(|e| err(e.to_string()))?;
     let pad2 = InputScript::parse(&session.options.input2).map_err(|e| err(e.to_string()))?;
-    let mut sys = System::new(
-        &session.rom,
-        Config {
-            region: session.options.region,
-            ..Config::default()
-        },
-    );
+    // The run's own configuration (region and reference rules), so the
+    // picture is of the frame the report measured.
+    let mut sys = System::new(&session.rom, session.config());
     for f in 0..=frame {
         sys.set_pad(0, pad1.buttons_at(f));
         sys.set_pad(1, pad2.buttons_at(f));
         if f == frame {
             sys.request_screenshot();
         }
-        if let Err(e) = sys.run_frame(&mut ()) {
+        if let Err(e) = sys.run_frame_unobserved() {
             if f < frame {
                 return Ok(None);
             }
@@ -371,6 +367,15 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     );
     card(
         &mut s,
+        &format!(
+            "{:.1} / {:.1} / {:.1} %",
+            sm.p50_load_pct, sm.p95_load_pct, sm.p99_load_pct
+        ),
+        "load p50 / p95 / p99",
+        false,
+    );
+    card(
+        &mut s,
         &format!("{:.1} %", sm.max_load_pct),
         &match sm.max_load_frame {
             Some(f) => format!("max load (frame {f})"),
@@ -492,7 +497,7 @@ pub fn write<W: Write>(
     w.write_all(render(report, shot).as_bytes())
 }
 
-/// [`write`] to `path` whole or not at all (`replace`: named explicitly).
+/// [`write()`] to `path` whole or not at all (`replace`: named explicitly).
 pub fn write_file(
     report: &Report,
     shot: Option<&Screenshot>,

@@ -156,8 +156,18 @@ pub fn parse_watch(spec: &str, table: Option<&SymbolTable>) -> Result<report::Wa
         .or_else(|| what.strip_prefix("0X"))
         .or_else(|| what.strip_prefix('$'));
     let (addr, symbol, sym_size) = if let Some(h) = hex {
+        // Hex digits only (the radix parser also takes a sign: "0x+FF0000").
+        if h.is_empty() || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(err(format!("{what:?} is not a hex address")));
+        }
         let a = u32::from_str_radix(h, 16)
-            .map_err(|_| err(format!("{what:?} is not a hex address")))?;
+            .ok()
+            .filter(|&a| a <= 0xFF_FFFF)
+            .ok_or_else(|| {
+                err(format!(
+                    "{what:?} is beyond the 68000's 24-bit address space (0x000000-0xFFFFFF)"
+                ))
+            })?;
         (a, None, None)
     } else {
         let table = table
@@ -272,7 +282,9 @@ impl Session {
         })
     }
 
-    fn config(&self) -> Config {
+    /// The console configuration of this session's runs (region,
+    /// reference timing rules).
+    pub fn config(&self) -> Config {
         Config {
             region: self.options.region,
             reference_rules: self.options.reference_rules,
@@ -280,28 +292,43 @@ impl Session {
         }
     }
 
-    /// Run the profile (see [`Session::run_with`]).
+    /// Run the profile (see [`Session::run_with`]): the production path,
+    /// the one place the 68000 core is compiled for the [`Profiler`]
+    /// (monomorphised, no dynamic dispatch per instruction).
     pub fn run(&self, progress: &mut dyn FnMut(u64, u64)) -> Report {
-        self.run_with(&mut (), progress)
+        self.drive(None, None, progress)
     }
 
     /// Run the profile with another observer beside the profiler (it sees
     /// every event after the profiler). `progress(done, total)` is called
     /// after each frame. Emulation errors stop the run; the report then
     /// covers the frames that finished and says why in `stopped`.
-    pub fn run_with<O: MdObserver>(
+    ///
+    /// The pair is driven through `megadrive`'s non-generic
+    /// [`System::run_frame`] (one dynamic call per event): tools such as the
+    /// tracer, the sampler and the heap bridge cost no extra compiled core.
+    pub fn run_with(
         &self,
-        extra: &mut O,
+        extra: &mut dyn MdObserver,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Report {
-        self.run_with_breakpoints(extra, None, progress)
+        self.drive(Some(extra), None, progress)
     }
 
     /// [`Session::run_with`] with breakpoints for `extra`'s
     /// [`MdObserver::at_pc`] (e.g. the heap bridge's `MEM_alloc` hooks).
-    pub fn run_with_breakpoints<O: MdObserver>(
+    pub fn run_with_breakpoints(
         &self,
-        extra: &mut O,
+        extra: &mut dyn MdObserver,
+        breakpoints: Option<retroprof_megadrive::PcSet>,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Report {
+        self.drive(Some(extra), breakpoints, progress)
+    }
+
+    fn drive(
+        &self,
+        mut extra: Option<&mut dyn MdObserver>,
         breakpoints: Option<retroprof_megadrive::PcSet>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Report {
@@ -320,8 +347,11 @@ impl Session {
         for frame in 0..self.options.frames {
             sys.set_pad(0, self.pad1.buttons_at(frame));
             sys.set_pad(1, self.pad2.buttons_at(frame));
-            let mut tee = (&mut prof, &mut *extra);
-            match sys.run_frame(&mut tee) {
+            let ran = match extra.as_deref_mut() {
+                None => sys.run_frame_mono(&mut prof),
+                Some(x) => sys.run_frame(&mut (&mut prof, x)),
+            };
+            match ran {
                 Ok(info) => {
                     let n = sys.instructions();
                     prof.frame_done(&info, &sys.view(), sys.mclk(), n);
@@ -357,4 +387,29 @@ pub fn profile_file(
     let syms = load_symbols(rom, None)?;
     let s = Session::new(r, rom_label(rom), syms, options)?;
     Ok(s.run(&mut |_, _| {}))
+}
+
+#[cfg(test)]
+mod watch_spec_tests {
+    use super::*;
+
+    /// Issue 21: `0x1FF0000` was masked to 0xFF0000 and `0x+FF0000` accepted.
+    #[test]
+    fn hex_watches_are_range_checked() {
+        for bad in [
+            "0x1FF0000",
+            "0x+FF0000",
+            "0x-10",
+            "0x",
+            "$100000000",
+            "0xFF00 10",
+        ] {
+            let e = parse_watch(bad, None).unwrap_err().to_string();
+            assert!(e.contains(bad), "{bad}: {e}");
+        }
+        let e = parse_watch("0x1FF0000", None).unwrap_err().to_string();
+        assert!(e.contains("24-bit"), "{e}");
+        let w = parse_watch("0xFFFFFE:w", None).unwrap();
+        assert_eq!((w.addr, w.size), (0xFF_FFFE, 2));
+    }
 }

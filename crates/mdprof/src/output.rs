@@ -6,6 +6,7 @@
 //! as decimal separator and fixed precision (cycles 1 decimal, percentages
 //! 2 decimals).
 
+use retroprof_megadrive::timing::M68K_DIVIDER;
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -38,7 +39,7 @@ fn opt_line(l: Option<u16>) -> String {
 /// Header of [`frames_csv`] (watch columns follow, named by their spec).
 pub const FRAMES_CSV_HEADER: &str = "frame,busy_cycles,idle_cycles,load_pct,dropped,dma_vblank_bytes,dma_active_bytes,\
 frame_cycles,loop_starts,idle_enter_line,loop_start_line,dma_last_line,dma_fill_copy_bytes,\
-dma_freeze_cycles,fifo_wait_cycles,refresh_cycles,interrupts,instructions,counted,top_function,top_cycles";
+dma_freeze_cycles,fifo_wait_cycles,refresh_cycles,z80_stall_cycles,interrupts,instructions,counted,top_function,top_cycles";
 
 /// Per-frame CSV: one row per frame run; lines are -1 when absent;
 /// `dropped` and `counted` are 0/1; `top_function` is the frame's busiest
@@ -60,7 +61,7 @@ pub fn frames_csv<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
         };
         write!(
             w,
-            "{},{:.1},{:.1},{:.2},{},{},{},{:.1},{},{},{},{},{},{:.1},{:.1},{:.1},{},{},{},{},{}",
+            "{},{:.1},{:.1},{:.2},{},{},{},{:.1},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{}",
             f.frame,
             f.busy_cycles,
             f.idle_cycles,
@@ -77,6 +78,7 @@ pub fn frames_csv<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
             f.dma_freeze_cycles,
             f.fifo_wait_cycles,
             f.refresh_cycles,
+            f.z80_stall_cycles,
             f.interrupts,
             f.instructions,
             f.counted as u8,
@@ -153,7 +155,8 @@ pub fn stack_profile(r: &Report) -> StackProfile {
         .filter(|s| s.mclk > 0)
         .map(|s| Sample {
             stack: s.stack.iter().map(|&i| i as u32).collect(),
-            values: vec![((s.mclk + 3) / 7) as i64],
+            // mclk -> 68000 cycles, rounded to nearest.
+            values: vec![((s.mclk + M68K_DIVIDER / 2) / M68K_DIVIDER) as i64],
         })
         .collect();
     StackProfile {
@@ -290,12 +293,19 @@ pub fn terminal(r: &Report, color: bool) -> String {
     };
     let _ = writeln!(
         o,
-        "load: mean {:.1}%  max {}{}   dropped frames: {} ({})",
+        "load: mean {:.1}%  p50 {:.1}%  p95 {:.1}%  p99 {:.1}%  max {}{}",
         s.mean_load_pct,
+        s.p50_load_pct,
+        s.p95_load_pct,
+        s.p99_load_pct,
         load_style(&st, s.max_load_pct, &format!("{:.1}%", s.max_load_pct)),
         s.max_load_frame
             .map(|f| format!(" (frame {f})"))
             .unwrap_or_default(),
+    );
+    let _ = writeln!(
+        o,
+        "dropped frames: {} ({})",
         if s.dropped_frames > 0 {
             st.red(&dropped)
         } else {

@@ -1,6 +1,6 @@
 //! The report model: everything one profiling run measured, in plain data.
 //!
-//! [`Report`] is what [`crate::Profiler::finish`] returns and what every
+//! [`Report`] is what [`crate::Session::run`] returns and what every
 //! output reads: the terminal report, the CSV files, the JSON file (which is
 //! this structure serialised with serde, schema [`SCHEMA`]), the stack
 //! profile writers, and the HTML and trace writers.
@@ -153,6 +153,15 @@ pub struct Summary {
     pub max_load_pct: f64,
     /// First such frame with the highest load (`None` with no frames).
     pub max_load_frame: Option<u64>,
+    /// Load percentiles over the same frames as `mean_load_pct`,
+    /// nearest-rank ([`percentile`]: a load some frame really had; p100 is
+    /// `max_load_pct`). Absent in older reports: 0.
+    #[serde(default)]
+    pub p50_load_pct: f64,
+    #[serde(default)]
+    pub p95_load_pct: f64,
+    #[serde(default)]
+    pub p99_load_pct: f64,
     /// Counted dropped frames from the first game loop on (boot frames
     /// are not counted; their records still say `dropped`).
     pub dropped_frames: u64,
@@ -171,6 +180,10 @@ pub struct Summary {
     pub dma_freeze_cycles: f64,
     pub fifo_wait_cycles: f64,
     pub refresh_cycles: f64,
+    /// Cycles the 68000 waited while the Z80 used its bus (absent in
+    /// reports written before the field existed: 0).
+    #[serde(default)]
+    pub z80_stall_cycles: f64,
     pub interrupts: u64,
     pub instructions: u64,
 }
@@ -275,6 +288,11 @@ pub struct FrameRecord {
     pub fifo_wait_cycles: f64,
     /// DRAM refresh penalty cycles.
     pub refresh_cycles: f64,
+    /// Cycles the 68000 waited while the Z80 used its bus (its banked
+    /// reads and writes of the 68000 side), charged at the instruction
+    /// boundary after them (absent in older reports: 0).
+    #[serde(default)]
+    pub z80_stall_cycles: f64,
     /// Interrupts taken (exception processing of interrupt kind).
     pub interrupts: u32,
     /// 68000 instructions executed.
@@ -296,6 +314,17 @@ pub struct StackSample {
     pub stack: Vec<usize>,
     /// Master clocks with this stack (whole run).
     pub mclk: u64,
+}
+
+/// Nearest-rank percentile of ascending `sorted`: the value at rank
+/// `ceil(p * n / 100)` (1-based), clamped to 1..=n; 0 when empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let n = sorted.len();
+    let rank = ((p / 100.0) * n as f64).ceil() as usize;
+    sorted[rank.clamp(1, n) - 1]
 }
 
 impl Report {

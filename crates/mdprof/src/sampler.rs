@@ -17,9 +17,10 @@
 //! region's master clock (53,693,175 Hz NTSC, 53,203,424 Hz PAL:
 //! md-timing.md). The sample is the address of the instruction executing
 //! at `t_k`: instruction `i` occupies `[end_i - cost_i, end_i)`, where
-//! `end_i` is the clock at its boundary plus its refresh delay (the
-//! observer contract: `clock.mclk()` is taken before the refresh penalty
-//! that `cost.total` includes). Time between two instructions that no
+//! `end_i` is the clock at its boundary plus what the boundary charged
+//! after it, its refresh delay and any Z80 bus stall
+//! ([`retroprof_megadrive::Clock::instruction_end`]: `clock.mclk()` is
+//! taken before those, which `cost.total` includes). Time between two instructions that no
 //! instruction covers is exception processing (interrupt entry): its
 //! samples go to the handler the exception jumped to, as the profiler
 //! charges interrupt entry to the handler. Time spent in `STOP` is reported
@@ -49,7 +50,7 @@
 
 use std::path::Path;
 
-use retroprof_m68k::ExceptionKind;
+use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, InstrCost, MdObserver};
 use retroprof_samples::histogram::External;
 use retroprof_samples::{HistFormat, Histogram};
@@ -177,7 +178,7 @@ impl Sampler {
 impl MdObserver for Sampler {
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
-        let end = clock.mclk() + cost.refresh as u64;
+        let end = clock.instruction_end(&cost);
         if end > self.next || !self.started {
             let start = end.saturating_sub(cost.total as u64);
             self.take(pc, start, end);
@@ -320,7 +321,7 @@ pub fn write<W: std::io::Write>(
     }
 }
 
-/// [`write`] to `path`, whole or not at all, replacing an existing file
+/// [`write()`] to `path`, whole or not at all, replacing an existing file
 /// (the user named it).
 pub fn write_file(
     h: &Histogram,

@@ -46,8 +46,8 @@
 use std::io::Write;
 use std::path::Path;
 
-use retroprof_m68k::ExceptionKind;
-use retroprof_megadrive::timing::{MCLK_HZ_NTSC, MCLK_HZ_PAL, MCLK_PER_LINE};
+use retroprof_megadrive::timing::{M68K_DIVIDER, MCLK_HZ_NTSC, MCLK_HZ_PAL, MCLK_PER_LINE};
+use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, InstrCost, MdObserver, SystemView};
 use retroprof_profile::write::trace::{to_grid_ns, Arg, Scope, TraceWriter};
 use retroprof_symbols::FunctionIndex;
@@ -275,7 +275,9 @@ impl MdObserver for FunctionTracer {
 
     #[inline(always)]
     fn instruction(&mut self, _pc: u32, cost: InstrCost, clock: &Clock) {
-        let start = (clock.mclk() + cost.refresh as u64).saturating_sub(cost.total as u64);
+        let start = clock
+            .instruction_end(&cost)
+            .saturating_sub(cost.total as u64);
         // A JSR/BSR enters its target when it ends; an RTS leaves when it
         // ends.
         let end = start + cost.total as u64;
@@ -370,7 +372,7 @@ pub fn write<W: Write>(
     let per_frame = report.timing.mclk_per_frame.max(1);
     let lines = report.timing.lines.max(1) as u64;
     let active = report.timing.active_lines as u64;
-    let cyc = |c: f64| c * 7.0;
+    let cyc = |c: f64| c * M68K_DIVIDER as f64;
     let mut t = TraceWriter::new(w)?;
     let title = if report.rom.title.trim().is_empty() {
         format!("Mega Drive: {}", report.rom.path)
@@ -501,7 +503,7 @@ pub fn write<W: Write>(
                 &[
                     (
                         "cycles",
-                        Arg::Float((s.end_mclk - s.start_mclk) as f64 / 7.0),
+                        Arg::Float((s.end_mclk - s.start_mclk) as f64 / M68K_DIVIDER as f64),
                     ),
                     ("depth", Arg::UInt(s.depth as u64)),
                 ],
@@ -525,7 +527,7 @@ pub fn write<W: Write>(
     t.finish()
 }
 
-/// [`write`] to `path` whole or not at all (`replace`: the user named the
+/// [`write()`] to `path` whole or not at all (`replace`: the user named the
 /// file explicitly).
 pub fn write_file(
     report: &Report,

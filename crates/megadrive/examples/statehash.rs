@@ -34,7 +34,7 @@ fn main() {
     let mut sys = System::new(&rom, Config::default());
     for f in 0..frames {
         sys.set_pad(0, script.buttons_at(f));
-        if let Err(e) = sys.run_frame(&mut ()) {
+        if let Err(e) = sys.run_frame_unobserved() {
             println!("stopped: {e}");
             break;
         }

@@ -116,11 +116,25 @@ impl InputScript {
             let (range, buttons) = part
                 .split_once(':')
                 .ok_or_else(|| err(format!("{part:?} has no ':'")))?;
+            if buttons.trim().is_empty() {
+                return Err(err(format!(
+                    "{part:?} names no buttons (give letters of {}, or '-' for none)",
+                    Buttons::LETTERS
+                )));
+            }
             let buttons = Buttons::parse(buttons.trim()).map_err(err)?;
             let num = |s: &str| -> Result<u64, InputParseError> {
-                s.trim()
-                    .parse::<u64>()
-                    .map_err(|_| err(format!("{s:?} is not a frame number")))
+                let t = s.trim();
+                // Digits only: u64's parser also takes a sign ("+5").
+                if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(err(format!("{s:?} is not a frame number (digits 0-9)")));
+                }
+                t.parse::<u64>().map_err(|_| {
+                    err(format!(
+                        "{s:?} is not a frame number (at most {})",
+                        u64::MAX
+                    ))
+                })
             };
             let (from, to) = match range.split_once('-') {
                 None => {
@@ -165,6 +179,31 @@ impl InputScript {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 21: `+5:R` and `0:` were accepted.
+    #[test]
+    fn signs_and_empty_button_lists_are_refused() {
+        for bad in [
+            "+5:R",
+            "-5:R",
+            "0:",
+            "0: ",
+            "5-+7:R",
+            "99999999999999999999:R",
+            " :R",
+        ] {
+            let e = InputScript::parse_spec(bad).unwrap_err();
+            assert!(
+                e.to_string().contains(bad.trim()) || !e.reason.is_empty(),
+                "{e}"
+            );
+        }
+        assert_eq!(
+            InputScript::parse_spec("5:-").unwrap()[0].buttons,
+            Buttons::NONE
+        );
+        assert!(InputScript::parse_spec("5-7:R").is_ok());
+    }
 
     #[test]
     fn parse_reference_script() {

@@ -25,6 +25,10 @@ pub mod z80;
 pub use input::{Buttons, InputParseError, InputScript, InputSpan};
 pub use io::PadKind;
 pub use observer::{Clock, DmaEvent, InstrCost, MdObserver, PcSet, SystemView, VdpPort};
+/// The 68000 core's types that appear in this crate's API (the observer's
+/// exception events, [`SystemView::regs`]): users need no direct
+/// dependency on `retroprof-m68k`.
+pub use retroprof_m68k::{ExceptionKind, Registers};
 pub use rom::{Region, Rom, RomError};
 pub use system::{BusCounters, Config, FrameInfo, RecentPcs, RunError, System};
 pub use vdp::{DmaKind, DmaSpan, DmaTarget};

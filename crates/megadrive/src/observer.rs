@@ -1,10 +1,14 @@
 //! The profiler's view of the console.
 //!
 //! Implement [`MdObserver`] (every method has an empty default body) and pass
-//! it to [`crate::System::run_frame`]. The system is generic over the
-//! observer, so the unit type `()` (which implements it as a no-op) costs
-//! nothing, and a real observer's methods are inlined into the emulation
-//! loop: keep them cheap (no allocation or hashing per instruction).
+//! it to [`crate::System::run_frame`], which takes it as `&mut dyn
+//! MdObserver`: one compiled 68000 core serves every tool and test (one
+//! dynamic call per event). The production profiler alone takes
+//! [`crate::System::run_frame_mono`], where its methods are inlined into
+//! the emulation loop (each new observer type there costs a whole core of
+//! build time); [`crate::System::run_frame_unobserved`] runs with the no-op
+//! observer `()`, which compiles to nothing. Keep the methods cheap either
+//! way (no allocation or hashing per instruction).
 //!
 //! # Event order and time
 //! - [`frame_start`](MdObserver::frame_start) opens each frame (see
@@ -50,7 +54,7 @@ use std::cell::Cell;
 use retroprof_m68k::{ExceptionKind, Registers};
 
 use crate::cart::Cart;
-use crate::timing::MCLK_PER_LINE;
+use crate::timing::{M68K_DIVIDER, MCLK_PER_LINE};
 use crate::vdp::{DmaKind, DmaSpan, Vdp};
 
 /// Cost of one instruction, in master clocks. `total` includes the other
@@ -107,10 +111,20 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// When the instruction just reported to
+    /// [`MdObserver::instruction`] with `cost` ended: the boundary
+    /// ([`mclk`](Self::mclk)) plus what the boundary charged after it, the
+    /// DRAM refresh penalty and the Z80's use of the 68000 bus. It started
+    /// `cost.total` earlier.
+    #[inline(always)]
+    pub fn instruction_end(&self, cost: &InstrCost) -> u64 {
+        self.mclk() + cost.refresh as u64 + cost.z80_stall as u64
+    }
+
     /// Master clocks since power-on at the last instruction boundary.
     #[inline]
     pub fn mclk(&self) -> u64 {
-        self.base.get() + self.cpu_cycles.get() * 7
+        self.base.get() + self.cpu_cycles.get() * M68K_DIVIDER
     }
 
     /// Scanline (0 = first active line) at [`mclk`](Self::mclk).

@@ -32,6 +32,8 @@ pub enum RomError {
     Truncated { path: PathBuf, len: usize },
     #[error("{path}: odd size ({len} bytes); a Mega Drive ROM is made of 16-bit words")]
     OddSize { path: PathBuf, len: usize },
+    #[error("{path}: not a regular file (a device, FIFO or socket); give a ROM image file")]
+    NotAFile { path: PathBuf },
     #[error("{path}: {len} bytes is larger than the bank mapper can address ({max} bytes)")]
     TooLarge {
         path: PathBuf,
@@ -130,15 +132,38 @@ fn be32(b: &[u8], at: usize) -> u32 {
 impl Rom {
     /// Read and validate a ROM file.
     pub fn load(path: &Path) -> Result<Rom, RomError> {
+        use std::io::Read;
         if path.is_dir() {
             return Err(RomError::IsDirectory {
                 path: path.to_path_buf(),
             });
         }
-        let data = std::fs::read(path).map_err(|source| RomError::Io {
+        let io = |source| RomError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        // Check before opening and reading: a device or FIFO (an endless
+        // stream, or one that blocks on open) is refused, and a file larger
+        // than the mapper can address is never read in.
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(RomError::NotAFile {
+                path: path.to_path_buf(),
+            });
+        }
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.len() > MAX_ROM_BYTES as u64 {
+            return Err(RomError::TooLarge {
+                path: path.to_path_buf(),
+                len: usize::try_from(meta.len()).unwrap_or(usize::MAX),
+                max: MAX_ROM_BYTES,
+            });
+        }
+        // At most one byte more than allowed, even if the file grows.
+        let mut data = Vec::with_capacity(meta.len() as usize);
+        file.take(MAX_ROM_BYTES as u64 + 1)
+            .read_to_end(&mut data)
+            .map_err(io)?;
         Rom::from_bytes(path, data)
     }
 
@@ -248,11 +273,6 @@ impl Rom {
     pub fn needs_mapper(&self) -> bool {
         self.data.len() > LINEAR_ROM_BYTES
     }
-
-    /// The save file used for SRAM: the ROM path with extension `.srm`.
-    pub fn sram_path(&self) -> PathBuf {
-        self.path.with_extension("srm")
-    }
 }
 
 #[cfg(test)]
@@ -269,6 +289,36 @@ mod tests {
 
     fn load(d: Vec<u8>) -> Result<Rom, RomError> {
         Rom::from_bytes(Path::new("x.bin"), d)
+    }
+
+    /// Issue 21: `run /dev/zero` read 4.2 GB before checking the size. A
+    /// FIFO (made here, never the system's /dev) is refused without
+    /// blocking, and a huge sparse file is refused before it is read.
+    #[cfg(unix)]
+    #[test]
+    fn load_checks_file_kind_and_size_before_reading() {
+        let d = std::env::temp_dir().join(format!("retroprof-romload-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let fifo = d.join("endless.bin");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let e = Rom::load(&fifo).unwrap_err();
+        assert!(matches!(e, RomError::NotAFile { .. }), "{e}");
+        assert!(e.to_string().contains("endless.bin"), "{e}");
+        let big = d.join("big.bin");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(8 << 30).unwrap(); // 8 GiB, sparse: nothing on disk
+        drop(f);
+        let e = Rom::load(&big).unwrap_err();
+        assert!(matches!(e, RomError::TooLarge { .. }), "{e}");
+        let ok = d.join("ok.bin");
+        std::fs::write(&ok, header_image(0x400, b"U")).unwrap();
+        Rom::load(&ok).unwrap();
+        std::fs::remove_dir_all(&d).unwrap();
     }
 
     #[test]

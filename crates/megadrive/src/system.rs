@@ -26,7 +26,6 @@
 //! frame.
 
 use std::cell::{Cell, RefCell};
-use std::path::PathBuf;
 
 use retroprof_m68k::{
     Boundary, Bus, Cpu, ExceptionKind, FunctionCode, IntAck, Observer, PollPass, PollSkip, Read,
@@ -58,9 +57,6 @@ pub struct Config {
     /// runs (SGDK's read6Btn takes its 3-button path there: 487.5 cycles
     /// per call in vnmd.funcs.csv; a 6-button pad adds ~75).
     pub pads: [PadKind; 2],
-    /// SRAM save file: loaded at start when it exists, written by
-    /// [`System::save_sram`]. `None`: SRAM lives in memory only.
-    pub sram_file: Option<PathBuf>,
     /// Stop with [`RunError::Exception`] on bus/address errors, illegal
     /// instructions, line A/F and privilege violations.
     pub stop_on_error_exception: bool,
@@ -79,7 +75,6 @@ impl Default for Config {
         Config {
             region: None,
             pads: [PadKind::ThreeButton, PadKind::ThreeButton],
-            sram_file: None,
             stop_on_error_exception: true,
             cpu_start_mclk: REFERENCE_CPU_START_MCLK,
             runaway_fetch_limit: 1000,
@@ -1053,6 +1048,17 @@ impl<O: MdObserver> Observer for ObsAdapter<'_, O> {
     }
 }
 
+impl Region {
+    /// Master clocks per second in this region (md-timing.md).
+    pub fn mclk_hz(self) -> u64 {
+        if self.is_pal() {
+            crate::timing::MCLK_HZ_PAL
+        } else {
+            crate::timing::MCLK_HZ_NTSC
+        }
+    }
+}
+
 /// A Mega Drive.
 pub struct System {
     cpu: Cpu,
@@ -1074,13 +1080,7 @@ pub struct System {
 impl System {
     pub fn new(rom: &Rom, config: Config) -> Self {
         let region = config.region.unwrap_or_else(|| rom.region());
-        let mut cart = Cart::new(rom);
-        if let Some(path) = &config.sram_file {
-            if let Ok(data) = std::fs::read(path) {
-                let n = data.len().min(cart.sram.len());
-                cart.sram[..n].copy_from_slice(&data[..n]);
-            }
-        }
+        let cart = Cart::new(rom);
         let mut io = Io::new(region.is_overseas(), region.is_pal());
         io.ports[0].kind = config.pads[0];
         io.ports[1].kind = config.pads[1];
@@ -1156,11 +1156,7 @@ impl System {
 
     /// Master clocks per second for this region.
     pub fn mclk_hz(&self) -> u64 {
-        if self.region.is_pal() {
-            crate::timing::MCLK_HZ_PAL
-        } else {
-            crate::timing::MCLK_HZ_NTSC
-        }
+        self.region.mclk_hz()
     }
 
     pub fn set_pad(&mut self, port: usize, buttons: Buttons) {
@@ -1239,20 +1235,28 @@ impl System {
         }
     }
 
-    /// Write SRAM to the configured save file (temp file + rename). Returns
-    /// whether anything was written.
-    pub fn save_sram(&mut self) -> std::io::Result<bool> {
-        let Some(path) = self.config.sram_file.clone() else {
-            return Ok(false);
-        };
-        if self.hw.cart.sram.is_empty() || !self.hw.cart.sram_dirty {
-            return Ok(false);
-        }
-        let tmp = path.with_extension("srm.tmp");
-        std::fs::write(&tmp, &self.hw.cart.sram)?;
-        std::fs::rename(&tmp, &path)?;
+    /// The battery-backed SRAM the ROM header declares (empty if none).
+    /// Files are the caller's business (the CLI's `run --sram`).
+    pub fn sram(&self) -> &[u8] {
+        &self.hw.cart.sram
+    }
+
+    /// Whether the game wrote SRAM since the start or the last
+    /// [`System::mark_sram_saved`].
+    pub fn sram_dirty(&self) -> bool {
+        self.hw.cart.sram_dirty
+    }
+
+    /// The caller saved [`System::sram`]: clear the dirty flag.
+    pub fn mark_sram_saved(&mut self) {
         self.hw.cart.sram_dirty = false;
-        Ok(true)
+    }
+
+    /// Load saved SRAM contents (before running); bytes beyond the SRAM's
+    /// size are ignored, a shorter image leaves the rest as it was.
+    pub fn load_sram(&mut self, data: &[u8]) {
+        let n = data.len().min(self.hw.cart.sram.len());
+        self.hw.cart.sram[..n].copy_from_slice(&data[..n]);
     }
 
     fn pc_now(&self) -> u32 {
@@ -1353,8 +1357,37 @@ impl System {
     }
 
     /// Run one frame (from the first VBlank line to the end of the active
-    /// display; see the module documentation).
-    pub fn run_frame<O: MdObserver>(&mut self, obs: &mut O) -> Result<FrameInfo, RunError> {
+    /// display; see the module documentation), reporting to `obs` through
+    /// dynamic dispatch.
+    ///
+    /// This entry point and [`run_frame_unobserved`](Self::run_frame_unobserved)
+    /// are compiled once, in this crate: tests, examples and tools of every
+    /// other crate call them without compiling another 68000 core.
+    /// [`run_frame_mono`](Self::run_frame_mono) is the monomorphised path
+    /// for the production profiler only.
+    pub fn run_frame(&mut self, obs: &mut dyn MdObserver) -> Result<FrameInfo, RunError> {
+        self.run_frame_mono(obs)
+    }
+
+    /// [`run_frame`](Self::run_frame) with no observer: the fastest run
+    /// (the no-op observer compiles to nothing and takes every skippable
+    /// polling pass), compiled once in this crate.
+    pub fn run_frame_unobserved(&mut self) -> Result<FrameInfo, RunError> {
+        self.run_frame_mono(&mut ())
+    }
+
+    /// [`run_frame`](Self::run_frame) monomorphised for `O`: the observer's
+    /// methods are inlined into the emulation loop, with no dynamic
+    /// dispatch per instruction. Every distinct `O` compiles a whole 68000
+    /// core (and the console's bus) into the calling crate, minutes of
+    /// release build each: it is meant for the production profiler
+    /// (`retroprof-mdprof`'s `Profiler`) alone. Everything else takes
+    /// [`run_frame`](Self::run_frame) or
+    /// [`run_frame_unobserved`](Self::run_frame_unobserved).
+    pub fn run_frame_mono<O: MdObserver + ?Sized>(
+        &mut self,
+        obs: &mut O,
+    ) -> Result<FrameInfo, RunError> {
         let obs = RefCell::new(obs);
         let geom = self.hw.vdp.current_geometry();
         let origin = self.next_frame_origin;

@@ -84,7 +84,8 @@ pub enum DmaBandwidth {
 }
 
 /// md-timing.md, "VDP DMA bandwidth (bytes per line)": returns the bytes one
-/// line moves for (`kind`, blank, H40). "blank" = VBlank lines or display
+/// line moves for (`kind`, blank, H40) (the 68000 -> CRAM/VSRAM row counts
+/// words: twice as many bytes). "blank" = VBlank lines or display
 /// disabled.
 #[inline]
 pub fn dma_bytes_per_line(kind: DmaBandwidth, blank: bool, h40: bool) -> u64 {
@@ -94,10 +95,15 @@ pub fn dma_bytes_per_line(kind: DmaBandwidth, blank: bool, h40: bool) -> u64 {
         (DmaBandwidth::ToVram, false, true) => 18,
         (DmaBandwidth::ToVram, true, false) => 166,
         (DmaBandwidth::ToVram, true, true) => 204,
-        (DmaBandwidth::ToCramVsram, false, false) => 16,
-        (DmaBandwidth::ToCramVsram, false, true) => 18,
-        (DmaBandwidth::ToCramVsram, true, false) => 161,
-        (DmaBandwidth::ToCramVsram, true, true) => 198,
+        // This row of the table is in WORDS (md-timing.md: "68k ->
+        // CRAM/VSRAM (words)"; Sega's Genesis Software Manual, DMA transfer
+        // counts: bytes, except 68K -> CRAM/VSRAM, in words): CRAM and VSRAM
+        // take a word per access slot where VRAM takes a byte. Returned as
+        // bytes, like every other row.
+        (DmaBandwidth::ToCramVsram, false, false) => 16 * 2,
+        (DmaBandwidth::ToCramVsram, false, true) => 18 * 2,
+        (DmaBandwidth::ToCramVsram, true, false) => 161 * 2,
+        (DmaBandwidth::ToCramVsram, true, true) => 198 * 2,
         (DmaBandwidth::Fill, false, false) => 16,
         (DmaBandwidth::Fill, false, true) => 18,
         (DmaBandwidth::Fill, true, false) => 166,
@@ -253,6 +259,34 @@ impl Refresh {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 68000 -> CRAM/VSRAM moves its per-line count in words: a whole
+    /// 128-byte CRAM load (64 words) fits in one H40 VBlank line (198
+    /// words), a direct-colour demo's 88,704-byte CRAM DMA takes 224 blank
+    /// H40 lines (44,352 words / 198), not 448.
+    #[test]
+    fn cram_vsram_dma_counts_words() {
+        assert_eq!(
+            dma_bytes_per_line(DmaBandwidth::ToCramVsram, true, true),
+            396
+        );
+        assert_eq!(
+            dma_bytes_per_line(DmaBandwidth::ToCramVsram, true, false),
+            322
+        );
+        assert_eq!(
+            dma_bytes_per_line(DmaBandwidth::ToCramVsram, false, true),
+            36
+        );
+        assert_eq!(
+            dma_bytes_per_line(DmaBandwidth::ToCramVsram, false, false),
+            32
+        );
+        // VRAM stays in bytes.
+        assert_eq!(dma_bytes_per_line(DmaBandwidth::ToVram, true, true), 204);
+        let bw = dma_bytes_per_line(DmaBandwidth::ToCramVsram, true, true);
+        assert_eq!(88_704u64.div_ceil(bw), 224);
+    }
 
     #[test]
     fn frame_lengths() {

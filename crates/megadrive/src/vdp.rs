@@ -103,7 +103,6 @@ pub struct Vdp {
     pending: bool,
     code: u8,
     addr: u16,
-    fill_pending: bool,
     /// VINT pending (status bit 7, "F").
     pub vint_pending: bool,
     pub hint_pending: bool,
@@ -115,7 +114,36 @@ pub struct Vdp {
     fifo_head: usize,
     fifo_len: usize,
     fifo_last_done: u64,
-    fifo_last_data: u16,
+    /// The data words held by the 4 FIFO entries (a ring; `fifo_wp` is the
+    /// entry the next write fills). Exodus (RogerSanders/Exodus,
+    /// Devices/315-5313/S315-5313_General.cpp, PerformReadCacheOperation),
+    /// from hardware tests: CRAM (mask 0x0EEE), VSRAM (0x07FF) and 8-bit
+    /// VRAM (0x00FF) reads set only their bits; the other bits come from
+    /// the next FIFO entry (the one the next write fills: reads wait for
+    /// the FIFO to drain). Nemesis' VDP FIFO test ROM, test 1, shows the
+    /// ring of 4: after writes 1111..6666 the next entry holds 3333.
+    fifo_vals: [u16; FIFO_DEPTH],
+    fifo_wp: usize,
+    /// Address as written by the last control-port command (A15-A0). The
+    /// working address `addr` advances with each access; every control
+    /// word, whole or partial, reloads `addr` from this one (Exodus,
+    /// S315-5313_Ports.cpp, WriteInterface: "Even doing a partial command
+    /// port write will cause the internal command address register to be
+    /// fully reloaded from the original command address").
+    orig_addr: u16,
+    /// Address of the last stored word (a fill continues from it).
+    last_write_addr: u16,
+    /// A fill in progress, advanced lazily ([`Vdp::advance_fill`]) on each
+    /// port access, line start and frame start: steps still to do (0: no
+    /// fill), the time up to which it has been advanced, start-delay bytes
+    /// still to pass, the address of the last write, the word it writes
+    /// (VRAM: its high byte) and its target code (CD3-CD0).
+    fill_left: u32,
+    fill_t: u64,
+    fill_skip: u64,
+    fill_addr: u16,
+    fill_word: u16,
+    fill_code: u8,
     hv_latch: Option<u16>,
     pal: bool,
     odd_frame: bool,
@@ -139,7 +167,6 @@ impl Vdp {
             pending: false,
             code: 0,
             addr: 0,
-            fill_pending: false,
             vint_pending: false,
             hint_pending: false,
             hint_counter: 0,
@@ -148,7 +175,16 @@ impl Vdp {
             fifo_head: 0,
             fifo_len: 0,
             fifo_last_done: 0,
-            fifo_last_data: 0,
+            fifo_vals: [0; FIFO_DEPTH],
+            fifo_wp: 0,
+            orig_addr: 0,
+            last_write_addr: 0,
+            fill_left: 0,
+            fill_t: 0,
+            fill_skip: 0,
+            fill_addr: 0,
+            fill_word: 0,
+            fill_code: 0,
             hv_latch: None,
             pal,
             odd_frame: false,
@@ -212,6 +248,9 @@ impl Vdp {
     /// Start a frame at `origin` (mclk) whose first line is the first VBlank
     /// line of `geom`.
     pub fn begin_frame(&mut self, origin: u64, geom: FrameGeometry, frame: u64) {
+        // A fill still running is advanced to the frame boundary with the
+        // old frame's line geometry.
+        self.advance_fill(origin);
         self.frame_origin = origin;
         self.geom = geom;
         self.first_line = geom.active;
@@ -263,6 +302,12 @@ impl Vdp {
     /// the line and the counter reloads"; it is reloaded on the other VBlank
     /// lines).
     pub fn line_start(&mut self, line: u16) {
+        if self.fill_left != 0 {
+            // Keep VRAM current for the renderer while a fill runs.
+            let lines = self.geom.lines as u64;
+            let idx = (line as u64 + lines - self.first_line as u64) % lines;
+            self.advance_fill(self.frame_origin + idx * MCLK_PER_LINE);
+        }
         if line <= self.geom.active {
             if self.hint_counter == 0 {
                 self.hint_counter = self.regs[10];
@@ -382,6 +427,7 @@ impl Vdp {
     /// (hardware: the bus's previous contents).
     pub fn read_status(&mut self, now: u64, open_bus: u16) -> u16 {
         self.pending = false;
+        self.advance_fill(now);
         self.fifo_drain(now);
         let (line, off) = self.position(now);
         let mut s = open_bus & 0xFC00;
@@ -423,7 +469,10 @@ impl Vdp {
         if off >= hb0 && off < hb1 {
             s |= 0x0004;
         }
-        if now < self.dma_busy_until || self.fill_pending {
+        // DMA busy: a fill or copy still moving bytes, or CD5 set (a fill
+        // waiting for its data word). Exodus: "the DMA flag in the status
+        // register is the literal realtime state of the CD5 bit".
+        if now < self.dma_busy_until || self.code & 0x20 != 0 {
             s |= 0x0002;
         }
         if self.pal {
@@ -492,20 +541,36 @@ impl Vdp {
 
     /// Control-port word write (0xC00004).
     pub fn write_control(&mut self, v: u16, now: u64) -> ControlAction {
+        self.advance_fill(now);
         if !self.pending {
+            // First word (Exodus, S315-5313_Ports.cpp, WriteInterface and
+            // ProcessCommandDataWriteFirstHalf, from hardware tests): it
+            // always lands in the code (CD1-CD0) and address (A13-A0)
+            // registers and sets CD4 (no read target is valid until the
+            // second word), even when it is a register write; a register
+            // write (CD1-CD0 = 10) then takes its number and value from
+            // those bits. CD5, CD3, CD2 and A15-A14 are kept.
+            self.code = (self.code & 0x2C) | 0x10 | ((v >> 14) as u8 & 3);
+            self.orig_addr = (self.orig_addr & 0xC000) | (v & 0x3FFF);
+            self.addr = self.orig_addr;
             if v & 0xC000 == 0x8000 {
                 self.write_register(((v >> 8) & 0x1F) as usize, v as u8, now);
                 return ControlAction::None;
             }
-            self.code = (self.code & 0x3C) | ((v >> 14) as u8 & 3);
-            self.addr = (self.addr & 0xC000) | (v & 0x3FFF);
             self.pending = true;
             return ControlAction::None;
         }
         self.pending = false;
-        self.code = (self.code & 0x03) | ((v >> 2) as u8 & 0x3C);
-        self.addr = (self.addr & 0x3FFF) | ((v & 3) << 14);
-        if self.code & 0x20 == 0 || self.regs[1] & 0x10 == 0 {
+        // Second word: CD5-CD2 and A15-A14; CD5 only while DMA is enabled
+        // (register 1 bit 4): "when the DMA enable bit is cleared, the state
+        // of CD5 is unable to be modified by a control port write" (Exodus,
+        // ProcessCommandDataWriteSecondHalf, hardware-verified).
+        let dma_on = self.regs[1] & 0x10 != 0;
+        let mask = if dma_on { 0x3C } else { 0x1C };
+        self.code = (self.code & !mask & 0x3F) | ((v >> 2) as u8 & mask);
+        self.orig_addr = (self.orig_addr & 0x3FFF) | ((v & 3) << 14);
+        self.addr = self.orig_addr;
+        if self.code & 0x20 == 0 || !dma_on {
             return ControlAction::None;
         }
         match self.regs[23] >> 6 {
@@ -516,6 +581,7 @@ impl Vdp {
                     0x05 => DmaTarget::Vsram,
                     _ => {
                         self.invalid_writes += 1;
+                        self.code &= !0x20;
                         return ControlAction::None;
                     }
                 };
@@ -529,10 +595,13 @@ impl Vdp {
                     target,
                 }
             }
-            2 => {
-                self.fill_pending = true;
-                ControlAction::None
-            }
+            // Fill: CD5 stays set (the DMA busy flag reads set) until the
+            // data-port write that starts it (Exodus,
+            // ProcessCommandDataWriteSecondHalf: "the DMA bit in the status
+            // register is set when a control port write has been made to
+            // setup a DMA fill operation, but the data port write has not
+            // yet been made").
+            2 => ControlAction::None,
             _ => {
                 let (span, bytes) = self.run_copy(now);
                 ControlAction::CopyStarted(span, bytes)
@@ -540,7 +609,12 @@ impl Vdp {
         }
     }
 
-    /// DMA length register (19/20); 0 means 0x10000.
+    /// DMA length register (19/20); 0 means 0x10000 for 68000 DMA, fill
+    /// and copy alike: the length counter is decremented before it is
+    /// tested for 0 (Exodus, S315-5313_General.cpp, AdvanceDMAState:
+    /// `_dmaLengthCounter = (_dmaLengthCounter - 1) & 0xFFFF` then
+    /// `if (_dmaLengthCounter == 0)`, hardware-tested; Genesis Plus GX also
+    /// loads 0x10000 for 0).
     fn dma_length(&self) -> u32 {
         let l = self.regs[19] as u32 | (self.regs[20] as u32) << 8;
         if l == 0 {
@@ -566,6 +640,9 @@ impl Vdp {
     }
 
     pub fn finish_cpu_dma(&mut self, source_end: u32) {
+        // CD5 clears when the length counter reaches 0 (Exodus,
+        // S315-5313_General.cpp, AdvanceDMAState).
+        self.code &= !0x20;
         self.regs[19] = 0;
         self.regs[20] = 0;
         let s = source_end >> 1;
@@ -637,6 +714,7 @@ impl Vdp {
         self.regs[20] = 0;
         self.regs[21] = src as u8;
         self.regs[22] = (src >> 8) as u8;
+        self.code &= !0x20;
         let start = now.max(self.dma_busy_until);
         let span = self.schedule_dma(start, len as u64, DmaBandwidth::Copy);
         self.dma_busy_until = span.end;
@@ -649,6 +727,7 @@ impl Vdp {
     /// advance the address. Used by data-port writes and 68000 DMA.
     #[inline]
     pub fn store(&mut self, v: u16) {
+        self.last_write_addr = self.addr;
         match self.code & 0x0F {
             0x01 => {
                 let a = self.addr as usize;
@@ -669,8 +748,26 @@ impl Vdp {
             }
             _ => self.invalid_writes += 1,
         }
-        self.fifo_last_data = v;
+        // The word occupies the next FIFO entry, whatever its target
+        // (68000 DMA words too: test 3 of Nemesis' FIFO test ROM reads them
+        // back in CRAM/VSRAM reads' unused bits).
+        self.fifo_vals[self.fifo_wp] = v;
+        self.fifo_wp = (self.fifo_wp + 1) % FIFO_DEPTH;
         self.addr = self.addr.wrapping_add(self.regs[15] as u16);
+    }
+
+    /// A CRAM/VSRAM word write at `a` (fills).
+    fn poke_word(&mut self, target: DmaTarget, a: u16, w: u16) {
+        match target {
+            DmaTarget::Cram => self.cram[((a >> 1) & 63) as usize] = w & 0x0EEE,
+            DmaTarget::Vsram => {
+                let i = ((a >> 1) & 0x3F) as usize;
+                if i < 40 {
+                    self.vsram[i] = w & 0x07FF;
+                }
+            }
+            DmaTarget::Vram => {}
+        }
     }
 
     /// The next external access slot strictly after `t` (mclk). On blank
@@ -719,11 +816,27 @@ impl Vdp {
     /// Data-port word write (0xC00000) at `now`.
     pub fn write_data(&mut self, v: u16, now: u64) -> DataWrite {
         self.pending = false;
-        let mut t = now.max(self.dma_busy_until);
+        self.advance_fill(now);
+        let filling = self.fill_left != 0;
+        // A copy in progress holds data-port writes until its end; a fill
+        // does not: the write takes the next access slot, lands at the
+        // address the fill reached, and the fill goes on after it from
+        // there with the new data (Exodus, S315-5313_General.cpp,
+        // PerformDMAFillOperation notes; Nemesis' FIFO test ROM, tests
+        // 31-33, "DP Writes During DMA Fill").
+        let mut t = if filling {
+            now
+        } else {
+            now.max(self.dma_busy_until)
+        };
         let busy_wait = t - now;
-        if self.fill_pending {
-            self.fill_pending = false;
+        // A fill starts with the data-port write when CD5 is set and
+        // register 23 selects fill, whether or not DMA is still enabled
+        // (Exodus, ProcessCommandDataWriteSecondHalf: the DMA enable bit
+        // "does not actually disable DMA operations").
+        if !filling && self.code & 0x20 != 0 && self.regs[23] & 0xC0 == 0x80 {
             let (span, bytes, target) = self.run_fill(v, t);
+            self.code |= 0x10;
             return DataWrite {
                 wait: round7(busy_wait),
                 fifo_wait: 0,
@@ -738,6 +851,17 @@ impl Vdp {
         let t0 = t;
         t = self.fifo_push(t, slots);
         self.store(v);
+        if filling {
+            self.fill_addr = self.last_write_addr;
+            self.fill_word = if self.fill_code == 0x01 {
+                v
+            } else {
+                self.fifo_vals[self.fifo_wp]
+            };
+        }
+        // A data-port write sets CD4: no read target is valid until the
+        // next command (Exodus, S315-5313_Ports.cpp, WriteInterface).
+        self.code |= 0x10;
         let fifo_wait = t - t0;
         DataWrite {
             wait: round7(busy_wait + fifo_wait),
@@ -748,57 +872,162 @@ impl Vdp {
 
     fn run_fill(&mut self, v: u16, t: u64) -> (DmaSpan, u32, DmaTarget) {
         let len = self.dma_length();
-        let inc = self.regs[15] as u16;
         let target = match self.code & 0x0F {
             0x03 => DmaTarget::Cram,
             0x05 => DmaTarget::Vsram,
             _ => DmaTarget::Vram,
         };
-        if target == DmaTarget::Vram {
-            // The written word goes to VRAM first, then the fill writes the
-            // data's high byte at (address ^ 1) for each of `len` bytes
-            // (genvdp.txt, "DMA fill").
-            let save = self.addr;
-            self.store(v);
-            self.addr = save;
-            let b = (v >> 8) as u8;
-            for _ in 0..len {
-                self.vram[(self.addr ^ 1) as usize] = b;
-                self.addr = self.addr.wrapping_add(inc);
-            }
+        // An invalid target writes nothing (Exodus: no case for it).
+        let valid = matches!(self.code & 0x0F, 0x01 | 0x03 | 0x05);
+        // The data word is an ordinary FIFO write at the address; then each
+        // of `len` fill steps first advances the address by the increment
+        // and writes there (Exodus, S315-5313_General.cpp,
+        // PerformDMAFillOperation, hardware-verified):
+        // - VRAM: the data word's high byte, as a byte write (A0 inverted:
+        //   the VDP's VRAM is byte-swapped; genvdp.txt, "DMA fill");
+        // - CRAM/VSRAM: a whole word, but not the data written: the one in
+        //   the next FIFO entry after it ("it is the data in the next
+        //   available FIFO slot that is used for the fill data").
+        // The steps run at the fill's per-line rate (advance_fill).
+        self.store(v);
+        self.fill_code = if valid { self.code & 0x0F } else { 0 };
+        self.fill_addr = self.last_write_addr;
+        self.fill_word = if target == DmaTarget::Vram {
+            v
         } else {
-            for _ in 0..len {
-                let save = self.addr;
-                self.store(v);
-                self.addr = save.wrapping_add(inc);
-            }
-        }
-        self.regs[19] = 0;
-        self.regs[20] = 0;
+            self.fifo_vals[self.fifo_wp]
+        };
+        self.fill_left = len;
+        self.fill_t = t;
+        self.fill_skip = FILL_START_DELAY_BYTES;
+        // Length counts down to 0 as the steps run (advance_fill).
+        self.regs[19] = len as u8;
+        self.regs[20] = (len >> 8) as u8;
         let span = self.schedule_dma(t, len as u64 + FILL_START_DELAY_BYTES, DmaBandwidth::Fill);
         self.dma_busy_until = span.end;
         (span, len, target)
     }
 
+    /// Bytes a DMA of `kind` moves between `a` and `b` (mclk, `a <= b`),
+    /// by the per-line rates of [`Vdp::schedule_dma`] (additive: the bytes
+    /// of [a, b) and [b, c) sum to those of [a, c)).
+    fn dma_bytes_between(&self, a: u64, b: u64, kind: DmaBandwidth) -> u64 {
+        let h40 = self.h40();
+        let mut t = a;
+        let mut total = 0;
+        while t < b {
+            let (line, off) = self.position(t);
+            let bw = dma_bytes_per_line(kind, self.blank_line(line), h40);
+            let base = t - off;
+            let e = b.min(base + MCLK_PER_LINE);
+            total += bw * (e - base) / MCLK_PER_LINE - bw * off / MCLK_PER_LINE;
+            t = e;
+        }
+        total
+    }
+
+    /// Run the fill's steps due by `now`.
+    #[inline]
+    fn advance_fill(&mut self, now: u64) {
+        if self.fill_left != 0 && now > self.fill_t {
+            self.advance_fill_slow(now);
+        }
+    }
+
+    #[inline(never)]
+    fn advance_fill_slow(&mut self, now: u64) {
+        let mut n = self.dma_bytes_between(self.fill_t, now, DmaBandwidth::Fill);
+        self.fill_t = now;
+        let skip = n.min(self.fill_skip);
+        self.fill_skip -= skip;
+        n -= skip;
+        let steps = n.min(self.fill_left as u64) as u32;
+        if steps == 0 {
+            return;
+        }
+        // The increment in force at each step (Exodus reads it live).
+        let inc = self.regs[15] as u16;
+        let mut a = self.fill_addr;
+        match self.fill_code {
+            0x01 => {
+                let b = (self.fill_word >> 8) as u8;
+                for _ in 0..steps {
+                    a = a.wrapping_add(inc);
+                    self.vram[(a ^ 1) as usize] = b;
+                }
+            }
+            0x03 | 0x05 => {
+                let target = if self.fill_code == 0x03 {
+                    DmaTarget::Cram
+                } else {
+                    DmaTarget::Vsram
+                };
+                for _ in 0..steps {
+                    a = a.wrapping_add(inc);
+                    self.poke_word(target, a, self.fill_word);
+                }
+            }
+            _ => a = a.wrapping_add(inc.wrapping_mul(steps as u16)),
+        }
+        self.fill_addr = a;
+        // The working address advances with each step too (Exodus:
+        // "_commandAddress += _autoIncrementData").
+        self.addr = self.addr.wrapping_add(inc.wrapping_mul(steps as u16));
+        self.fill_left -= steps;
+        // Length registers count down; the source address registers
+        // advance by one per step even though a fill reads no source
+        // (Exodus, AdvanceDMAState: "including a DMA fill operation, even
+        // though a DMA fill doesn't actually use the source address").
+        let left = self.fill_left as u16;
+        self.regs[19] = left as u8;
+        self.regs[20] = (left >> 8) as u8;
+        let src = (self.regs[21] as u16 | (self.regs[22] as u16) << 8).wrapping_add(steps as u16);
+        self.regs[21] = src as u8;
+        self.regs[22] = (src >> 8) as u8;
+        if self.fill_left == 0 {
+            // CD5 clears when the length counter reaches 0 (AdvanceDMAState).
+            self.code &= !0x20;
+        }
+    }
+
     /// Data-port word read (0xC00000): (value, wait in mclk).
     pub fn read_data(&mut self, now: u64) -> (u16, u64) {
         self.pending = false;
-        let wait = self.dma_busy_until.saturating_sub(now);
-        let v = match self.code & 0x0F {
+        self.advance_fill(now);
+        // A read first lets the FIFO drain ("performing a data port read
+        // does fully flush the FIFO before returning the read data",
+        // Exodus, S315-5313_Ports.cpp, hardware-verified).
+        self.fifo_drain(now);
+        let drained = if self.fifo_len > 0 {
+            self.fifo_last_done
+        } else {
+            now
+        };
+        let wait = self.dma_busy_until.max(drained).saturating_sub(now);
+        self.fifo_drain(now + wait);
+        // Read targets are decoded from CD4-CD0; the bits a CRAM, VSRAM or
+        // 8-bit VRAM read does not set come from the next FIFO entry
+        // (Exodus, PerformReadCacheOperation and M5ReadCRAM/M5ReadVSRAM/
+        // M5ReadVRAM8Bit: masks 0x0EEE, 0x07FF, 0x00FF). VRAM word reads
+        // ignore A0 and never swap bytes.
+        let fifo = self.fifo_vals[self.fifo_wp];
+        let v = match self.code & 0x1F {
             0x00 => {
                 let a = (self.addr & 0xFFFE) as usize;
                 u16::from_be_bytes([self.vram[a], self.vram[a + 1]])
             }
-            0x08 => self.cram[((self.addr >> 1) & 63) as usize] | (self.fifo_last_data & !0x0EEE),
+            0x08 => self.cram[((self.addr >> 1) & 63) as usize] | (fifo & !0x0EEE),
             0x04 => {
                 let i = ((self.addr >> 1) & 0x3F) as usize;
                 let v = if i < 40 { self.vsram[i] } else { self.vsram[0] };
-                v | (self.fifo_last_data & !0x07FF)
+                v | (fifo & !0x07FF)
             }
-            0x0C => self.vram[(self.addr ^ 1) as usize] as u16 | (self.fifo_last_data & 0xFF00),
+            0x0C => self.vram[(self.addr ^ 1) as usize] as u16 | (fifo & 0xFF00),
             _ => {
+                // Hardware locks up (the read never gets data: Exodus);
+                // we count it and return the FIFO's word.
                 self.invalid_writes += 1;
-                self.fifo_last_data
+                fifo
             }
         };
         self.addr = self.addr.wrapping_add(self.regs[15] as u16);
@@ -1010,8 +1239,8 @@ mod tests {
         // Copy: 102 bytes per blank H40 line.
         let s = v.schedule_dma(line_at(230), 102 * 3, DmaBandwidth::Copy);
         assert_eq!(s.end - s.start, 3 * MCLK_PER_LINE);
-        // CRAM in blank: 198.
-        let s = v.schedule_dma(line_at(230), 198, DmaBandwidth::ToCramVsram);
+        // CRAM in blank: 198 words (396 bytes).
+        let s = v.schedule_dma(line_at(230), 396, DmaBandwidth::ToCramVsram);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
         // Crossing from the end of VBlank into active display: lines 259
         // and 260 are blank (2 * 204 bytes); the last line (261) and the
@@ -1088,13 +1317,46 @@ mod tests {
         let (span, bytes, target) = w.fill.unwrap();
         assert_eq!((bytes, target), (16, DmaTarget::Vram));
         assert!(span.end > span.start);
-        assert!(v.vram[0..16].iter().all(|&b| b == 0xAB));
-        // DMA busy until the end; a data write waits for it.
-        assert_ne!(v.read_status(line_at(230) + 1, 0) & 2, 0);
-        v.write_control(0x4000, line_at(230));
-        v.write_control(0x0000, line_at(230));
-        let w = v.write_data(0, line_at(230));
-        assert!(w.wait > 0 && w.wait >= span.end - line_at(230));
+        // DMA busy until the end, with the fill under way; the length
+        // registers count down.
+        assert_ne!(v.read_status(line_at(230) + 100, 0) & 2, 0);
+        assert!(v.regs[19] < 16 && v.regs[19] > 0);
+        assert_eq!(v.read_status(span.end, 0) & 2, 0);
+        assert_eq!((v.regs[19], v.regs[20], v.regs[21]), (0, 0, 16));
+        // The data word at 0, then each step advances the address first
+        // and writes the high byte with A0 inverted: steps 1..=16 write
+        // 0, 3, 2, 5, 4, ..., 15, 14, 17 (Exodus, PerformDMAFillOperation).
+        assert_eq!(&v.vram[0..2], &[0xAB, 0x00]);
+        assert!(v.vram[2..16].iter().all(|&b| b == 0xAB));
+        assert_eq!(&v.vram[16..19], &[0x00, 0xAB, 0x00]);
+        // A data write during a fill does not wait for its end: it lands
+        // at the address the fill reached and the fill goes on with its
+        // data (Nemesis' FIFO test ROM, tests 31-33).
+        v.regs[19] = 0x10;
+        v.write_control(0x4000, line_at(231));
+        v.write_control(0x0080, line_at(231));
+        let w = v.write_data(0x1100, line_at(231));
+        let (span, _, _) = w.fill.unwrap();
+        let mid = (span.start + span.end) / 2;
+        assert_eq!(v.write_data(0x2200, mid).wait, 0);
+        v.read_status(span.end + MCLK_PER_LINE, 0);
+        assert_eq!(v.vram[0], 0x11);
+        // Without the extra write the last step would be address 16.
+        assert_eq!(v.vram[17 ^ 1], 0x22, "the fill ends one step further");
+        // A copy holds a data write until its end.
+        v.regs[19] = 16;
+        v.regs[21] = 0;
+        v.regs[22] = 0;
+        v.regs[23] = 0xC0;
+        v.write_control(0x4100, line_at(232));
+        let a = v.write_control(0x00C0, line_at(232));
+        let ControlAction::CopyStarted(span, _) = a else {
+            panic!("copy expected")
+        };
+        v.write_control(0x4000, line_at(232));
+        v.write_control(0x0000, line_at(232));
+        let w = v.write_data(0, line_at(232));
+        assert!(w.wait > 0 && w.wait >= span.end - line_at(232));
         // Copy 16 bytes from 0 to 0x100.
         v.regs[19] = 16;
         v.regs[21] = 0;
@@ -1104,6 +1366,23 @@ mod tests {
         let a = v.write_control(0x00C0, line_at(240));
         assert!(matches!(a, ControlAction::CopyStarted(_, 16)));
         assert_eq!(&v.vram[0x100..0x110], &v.vram[0..16].to_vec()[..]);
+    }
+
+    /// Length 0 means 0x10000 steps (see `dma_length`): a VRAM fill with
+    /// length 0 writes 64 KB and stays busy for several frames' worth of
+    /// active-display lines.
+    #[test]
+    fn fill_length_zero_is_64k() {
+        let mut v = vdp_h40();
+        v.regs[15] = 1;
+        v.regs[19] = 0;
+        v.regs[20] = 0;
+        v.regs[23] = 0x80;
+        v.write_control(0x4000, 0);
+        v.write_control(0x0080, 0);
+        let (span, bytes, _) = v.write_data(0x5500, 0).fill.unwrap();
+        assert_eq!(bytes, 0x10000);
+        assert!(span.end - span.start > 4 * 262 * MCLK_PER_LINE);
     }
 
     #[test]

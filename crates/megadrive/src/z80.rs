@@ -85,7 +85,7 @@ pub struct ReferenceRules {
 
 impl ReferenceRules {
     /// Every rule's name (the CLI's `--reference-rule` values) and a line
-    /// on what it does, in the order of [`ReferenceRules::flags`].
+    /// on what it does, in the order of the struct's fields.
     pub const RULES: [(&'static str, &'static str); 6] = [
         (
             "busreq-at-insn-start",

@@ -1082,7 +1082,7 @@ fn golden_scene_hashes() {
     }
     let text = lines.join("\n") + "\n";
     let path = golden_path();
-    if std::env::var("RETROPROF_BLESS").as_deref() == Ok("1") {
+    if retroprof_testkit::bless() {
         std::fs::write(&path, &text).expect("write golden");
         return;
     }

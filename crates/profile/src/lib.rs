@@ -82,4 +82,9 @@ pub enum Error {
     Exists { path: String },
     #[error("{0}")]
     Invalid(String),
+    /// An output the safety checks refuse (it would destroy an input, a
+    /// device node or a link, or two outputs share a path): the user's
+    /// arguments are at fault.
+    #[error("{0}")]
+    Refused(String),
 }

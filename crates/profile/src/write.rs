@@ -27,12 +27,14 @@ mod flamegraph;
 mod folded;
 mod hash;
 mod json;
+mod plan;
 mod pprof;
 mod speedscope;
 pub mod trace;
 
 pub use self::flamegraph::FlameGraphOptions;
 pub use self::folded::FoldedOptions;
+pub use self::plan::OutputPlan;
 pub use self::pprof::PprofOptions;
 pub use self::speedscope::{Event, EventKind, EventedProfile, SpeedscopeOptions};
 
@@ -153,12 +155,25 @@ pub fn folded_with<W: Write>(
 /// has it. `period_type` / `period` are the default value type and 1 (every
 /// unit counted) unless [`PprofOptions::period`] says otherwise.
 pub fn pprof<W: Write>(p: &StackProfile, w: W) -> Result<(), Error> {
-    pprof::write(p, &PprofOptions::default(), w)
+    pprof::write(p, &PprofOptions::default(), &[], w)
 }
 
 /// [`pprof`] with optional period, duration and comments.
 pub fn pprof_with<W: Write>(p: &StackProfile, opts: &PprofOptions, w: W) -> Result<(), Error> {
-    pprof::write(p, opts, w)
+    pprof::write(p, opts, &[], w)
+}
+
+/// [`pprof_with`] with string labels per sample (`labels[i]` for sample
+/// `i`; samples past the end of `labels` have none), e.g. pprof's own
+/// `pprof::base=true` on the negated base samples of a `-diff_base`
+/// profile.
+pub fn pprof_labelled<W: Write>(
+    p: &StackProfile,
+    opts: &PprofOptions,
+    labels: &[Vec<(String, String)>],
+    w: W,
+) -> Result<(), Error> {
+    pprof::write(p, opts, labels, w)
 }
 
 /// speedscope JSON (sampled profile per value type).
@@ -191,7 +206,14 @@ pub fn flamegraph_svg<W: Write>(
     title: &str,
     w: W,
 ) -> Result<(), Error> {
-    flamegraph::write(p, value_index, title, &FlameGraphOptions::default(), w)
+    flamegraph::write(
+        p,
+        value_index,
+        None,
+        title,
+        &FlameGraphOptions::default(),
+        w,
+    )
 }
 
 /// [`flamegraph_svg`] with layout options.
@@ -202,12 +224,38 @@ pub fn flamegraph_svg_with<W: Write>(
     opts: &FlameGraphOptions,
     w: W,
 ) -> Result<(), Error> {
-    flamegraph::write(p, value_index, title, opts, w)
+    flamegraph::write(p, value_index, None, title, opts, w)
+}
+
+/// A differential flame graph SVG (Brendan Gregg's differential flame
+/// graphs, as `difffolded.pl | flamegraph.pl` draws them): frame widths are
+/// value `new_index`, the colour is the change of the frame's self value
+/// from value `base_index` to `new_index` (red grew, blue shrank, the deeper
+/// the larger relative to the largest change; near white unchanged). The
+/// tooltip adds the base value of the frame and the self delta. Paths the
+/// base has and the new profile does not are not drawn (their width is 0),
+/// as in Gregg's graphs; they still count in their parents' base values.
+pub fn flamegraph_diff_svg<W: Write>(
+    p: &StackProfile,
+    base_index: usize,
+    new_index: usize,
+    title: &str,
+    opts: &FlameGraphOptions,
+    w: W,
+) -> Result<(), Error> {
+    flamegraph::write(p, new_index, Some(base_index), title, opts, w)
 }
 
 /// Write `path` whole or not at all: the closure writes into a temporary
 /// file in the same folder, which is renamed over `path` on success.
 /// If `path` exists and `replace` is false, fails with [`Error::Exists`].
+///
+/// A character device, a FIFO or a standard-stream name (`/dev/stdout`) is
+/// written in place instead (a rename would replace the node); a symbolic
+/// link's final target is written (atomically, beside it); a directory, a
+/// block device, a socket or a dangling link is refused
+/// ([`Error::Refused`]). Stale temporaries of the same output left by a
+/// killed process are removed first.
 ///
 /// On any error (or a panic in the closure) the temporary file is removed
 /// and `path` is left as it was. I/O errors the closure reports with path
@@ -217,4 +265,13 @@ where
     F: FnOnce(&mut dyn Write) -> Result<(), Error>,
 {
     atomic::write(path, replace, f)
+}
+
+/// Remove the temporaries of [`atomic`] writes in flight when the process
+/// gets SIGINT, SIGTERM or SIGHUP, then end as the signal would (Unix; a
+/// no-op elsewhere). Call once, early, from a binary. SIGKILL cannot be
+/// caught: it may leave one `.NAME.PID-N.tmp`, which the next write of
+/// that output removes.
+pub fn install_signal_cleanup() {
+    atomic::cleanup::install()
 }

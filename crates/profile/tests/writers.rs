@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::path::PathBuf;
 
 use retroprof_profile::write::{
     self, Event, EventKind, EventedProfile, FlameGraphOptions, FoldedOptions, PprofOptions,
@@ -86,28 +85,8 @@ fn sample_profile() -> StackProfile {
 }
 
 fn golden(name: &str, got: &[u8]) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("RETROPROF_BLESS").is_some_and(|v| v == "1") {
-        std::fs::write(&path, got).unwrap();
-        return;
-    }
-    let want = std::fs::read(&path).unwrap_or_else(|e| {
-        panic!(
-            "golden file {} missing ({e}); run with RETROPROF_BLESS=1 to create it",
-            path.display()
-        )
-    });
-    if want != got {
-        let got_path = path.with_extension("got");
-        std::fs::write(&got_path, got).unwrap();
-        panic!(
-            "{} differs from the golden file; new output in {} (RETROPROF_BLESS=1 to accept)",
-            path.display(),
-            got_path.display()
-        );
-    }
+    let path = retroprof_testkit::golden_path(env!("CARGO_MANIFEST_DIR"), name);
+    retroprof_testkit::check_golden(&path, got);
 }
 
 #[test]

@@ -443,7 +443,11 @@ pub fn read_text(
         let err = |msg: String| HistError::Syntax {
             file: file.to_string(),
             line: lineno,
-            msg,
+            // At most a short prefix of the bad text is quoted.
+            msg: match msg.char_indices().nth(200) {
+                Some((i, _)) => format!("{}…", &msg[..i]),
+                None => msg,
+            },
         };
         let toks: Vec<&str> = line.split_whitespace().collect();
         if toks.len() != 2 {

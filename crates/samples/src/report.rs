@@ -258,6 +258,7 @@ pub fn write_json<W: Write>(p: &SampleProfile, mut w: W) -> std::io::Result<()> 
             crate::UnattributedKind::OutsideCode => "outside_code",
             crate::UnattributedKind::NoSymbol => "no_symbol",
             crate::UnattributedKind::External => "outside_program",
+            crate::UnattributedKind::UnreadableMapLine => "unreadable_map_line",
         };
         let _ = write!(
             s,

@@ -66,6 +66,10 @@ pub enum UnattributedKind {
     NoSymbol,
     /// Counted by the profiler outside the program (PROFIL `hit_dos`, ...).
     External,
+    /// After a symbol that an unreadable map line follows, beyond what is
+    /// known to be that symbol's: the unreadable line may have been another
+    /// symbol (issue 21).
+    UnreadableMapLine,
 }
 
 impl UnattributedKind {
@@ -74,6 +78,7 @@ impl UnattributedKind {
             UnattributedKind::OutsideCode => "[outside code segment]",
             UnattributedKind::NoSymbol => "[no symbol]",
             UnattributedKind::External => "[outside program]",
+            UnattributedKind::UnreadableMapLine => "[after an unreadable map line]",
         }
     }
 }
@@ -222,6 +227,10 @@ struct Func<'a> {
     sym: &'a Symbol,
     aliases: Vec<String>,
     end: u64,
+    /// Set when an unreadable map line follows this symbol: (line, the end
+    /// the next readable symbol would have given). `[end, that)` is not
+    /// known to be this function's.
+    cut: Option<(usize, u64)>,
 }
 
 /// Functions: the code symbols by address, aliases at one address folded
@@ -264,8 +273,33 @@ fn functions(map: &MapFile) -> Vec<Func<'_>> {
         {
             end = end.min(seg.end());
         }
-        out.push(Func { sym, aliases, end });
+        out.push(Func {
+            sym,
+            aliases,
+            end,
+            cut: None,
+        });
         i = j;
+    }
+    // Never extend a function across a map line that could not be read
+    // (issue 21): it ends at its known size, or at its own address plus one.
+    for u in &map.unreadable {
+        let Some(after) = u.after else { continue };
+        let k = out.partition_point(|f| f.sym.addr <= after);
+        let Some(f) = k.checked_sub(1).map(|k| &mut out[k]) else {
+            continue;
+        };
+        if f.cut.is_some() {
+            continue;
+        }
+        let known = match f.sym.size.filter(|&s| s > 0) {
+            Some(size) => f.sym.addr.saturating_add(size),
+            None => f.sym.addr.saturating_add(1),
+        };
+        if known < f.end {
+            f.cut = Some((u.line, f.end));
+            f.end = known;
+        }
     }
     out
 }
@@ -322,6 +356,9 @@ pub fn symbolise(
     // only for the hottest few.
     const OUTSIDE: usize = usize::MAX;
     const NONE: usize = usize::MAX - 1;
+    const UNREADABLE: usize = usize::MAX - 2;
+    // Samples after an unreadable map line: by line, (samples, function).
+    let mut unreadable: BTreeMap<usize, (u64, usize)> = BTreeMap::new();
     let mut hot: Vec<(u64, u64, usize)> = Vec::with_capacity(hist.counts.len());
     let sat: std::collections::BTreeSet<u64> = hist.saturated.iter().copied().collect();
     let code_segments: Vec<(u64, u64)> = map.code_segments().map(|s| (s.start, s.end())).collect();
@@ -369,6 +406,12 @@ pub fn symbolise(
                     straddle = straddle.saturating_add(n);
                 }
                 hot.push((n, addr, k));
+            }
+            None if idx > 0 && funcs[idx - 1].cut.is_some_and(|(_, e)| addr < e) => {
+                let line = funcs[idx - 1].cut.map(|c| c.0).unwrap_or(0);
+                let c = unreadable.entry(line).or_insert((0, idx - 1));
+                c.0 = c.0.saturating_add(n);
+                hot.push((n, addr, UNREADABLE));
             }
             None => {
                 nosym = nosym.saturating_add(n);
@@ -446,6 +489,7 @@ pub fn symbolise(
             location: match k {
                 OUTSIDE => UnattributedKind::OutsideCode.label().to_string(),
                 NONE => UnattributedKind::NoSymbol.label().to_string(),
+                UNREADABLE => UnattributedKind::UnreadableMapLine.label().to_string(),
                 k => format!("{}+0x{:X}", funcs[k].sym.name, addr - funcs[k].sym.addr),
             },
             source: match k {
@@ -510,6 +554,18 @@ pub fn symbolise(
             explanation: why,
         });
     }
+    for (&line, &(samples, k)) in &unreadable {
+        unattributed.push(Unattributed {
+            kind: UnattributedKind::UnreadableMapLine,
+            what: format!("[after unreadable map line {line}]"),
+            samples,
+            explanation: format!(
+                "after `{}` (0x{:x}), beyond what the map says is its: map line {line} could \
+                 not be read and may have been another symbol, so these are not given to `{}`",
+                funcs[k].sym.name, funcs[k].sym.addr, funcs[k].sym.name
+            ),
+        });
+    }
     for e in &hist.external {
         unattributed.push(Unattributed {
             kind: UnattributedKind::External,
@@ -535,6 +591,21 @@ pub fn symbolise(
             } else {
                 format!(" (in {})", names.join(", "))
             }
+        ));
+    }
+    // Text histograms carry 64-bit counts: sums past u64::MAX saturate.
+    let overflow = hist.counts.values().any(|&n| n == u64::MAX)
+        || hist
+            .counts
+            .values()
+            .chain(hist.external.iter().map(|e| &e.samples))
+            .try_fold(0u64, |t, &n| t.checked_add(n))
+            .is_none();
+    if overflow {
+        warnings.push(format!(
+            "the sample counts add up to more than {} (the 64-bit maximum): totals and shares \
+             are capped there and wrong; check the histogram",
+            u64::MAX
         ));
     }
     if straddle > 0 {

@@ -10,6 +10,7 @@
 mod discover;
 mod elf;
 mod index;
+pub mod input;
 pub mod maps;
 pub mod nm;
 mod symbols;
@@ -112,5 +113,27 @@ impl SymbolTable {
             Some(size) if size > 0 && addr >= sym.addr + size => None,
             _ => Some(sym),
         }
+    }
+}
+
+/// Text with every line ending (CRLF, LF, or a lone CR as classic Mac OS
+/// tools write) made LF; borrowed when there is no lone CR.
+pub fn normalize_line_ends(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let lone_cr = b
+        .iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'));
+    if !lone_cr {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+}
+
+/// At most `max` characters of `s` for an error message, with `…` when cut.
+pub(crate) fn clip(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((i, _)) => std::borrow::Cow::Owned(format!("{}…", &s[..i])),
     }
 }

@@ -49,7 +49,9 @@ fn syntax(path: &str, line: usize, msg: impl Into<String>) -> Error {
     Error::Syntax {
         path: path.to_string(),
         line,
-        msg: msg.into(),
+        // A message quotes the bad text: at most a short prefix of it
+        // (issue 21 campaign: a 1 MB token was echoed whole).
+        msg: crate::clip(&msg.into(), 200).into_owned(),
     }
 }
 
@@ -86,6 +88,8 @@ pub(crate) fn parse(path: &str, text: &str) -> Result<NmListing, Error> {
     let mut out = NmListing::default();
     let mut module: Option<String> = None;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // CR-only line ends (issue 21: the whole file became one symbol name).
+    let text = crate::normalize_line_ends(text);
     for (i, raw) in text.split('\n').enumerate() {
         let lineno = i + 1;
         let line = raw.strip_suffix('\r').unwrap_or(raw);
@@ -121,7 +125,7 @@ pub(crate) fn parse(path: &str, text: &str) -> Result<NmListing, Error> {
                 return Err(syntax(
                     path,
                     lineno,
-                    format!("expected `ADDRESS TYPE NAME` (nm output, e.g. `0000c758 T main`), found `{main}`"),
+                    format!("expected `ADDRESS TYPE NAME` (nm output, e.g. `0000c758 T main`), found `{}`", crate::clip(main, 80)),
                 ));
             }
         };
@@ -133,7 +137,10 @@ pub(crate) fn parse(path: &str, text: &str) -> Result<NmListing, Error> {
             return Err(syntax(
                 path,
                 lineno,
-                format!("expected a hexadecimal address at the start of the line, found `{first}`"),
+                format!(
+                    "expected a hexadecimal address at the start of the line, found `{}`",
+                    crate::clip(first, 40)
+                ),
             ));
         }
         let addr = u64::from_str_radix(first, 16).map_err(|_| {

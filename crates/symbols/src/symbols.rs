@@ -40,9 +40,11 @@ pub struct Symbols {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|source| Error::Io {
-        path: path.display().to_string(),
-        source,
+    crate::input::read_limited(path, crate::input::MAX_SYMBOL_FILE_BYTES).map_err(|source| {
+        Error::Io {
+            path: path.display().to_string(),
+            source,
+        }
     })
 }
 

@@ -103,9 +103,11 @@ pub struct HeapArgs {
     pub png: Option<PathBuf>,
 
     /// Bytes per pixel of the picture (tiles are 64x64 pixels, blocks 4x4
-    /// tiles: 64 KB and 1 MB at 16 bytes per pixel).
-    #[arg(long, value_name = "N", default_value_t = 16)]
-    pub bytes_per_pixel: u64,
+    /// tiles: 64 KB and 1 MB at 16 bytes per pixel). Default: the finest
+    /// power of two at which the address range the log uses fits in four
+    /// blocks (a 64 KB Mega Drive heap: 1 byte per pixel).
+    #[arg(long, value_name = "N")]
+    pub bytes_per_pixel: Option<u64>,
 
     /// Write the whole analysis as JSON (schema in crates/heap/FORMAT.md).
     #[arg(long, value_name = "FILE")]
@@ -182,7 +184,25 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
     if args.align == 0 {
         return Err(usage("--align must be at least 1".into()));
     }
-    if args.bytes_per_pixel == 0 {
+    // header + align - 1 must not overflow (issue 21: 2^64-1 wrapped).
+    const MAX_HEADER: u64 = 1 << 20;
+    const MAX_ALIGN: u64 = 1 << 20;
+    if args.header > MAX_HEADER {
+        return Err(usage(format!(
+            "--header {}: allocator housekeeping is at most {MAX_HEADER} bytes",
+            args.header
+        )));
+    }
+    if args.align > MAX_ALIGN {
+        return Err(usage(format!(
+            "--align {}: expected 1 to {MAX_ALIGN} bytes",
+            args.align
+        )));
+    }
+    if args.max_size == 0 {
+        return Err(usage("--max-size must be at least 1".into()));
+    }
+    if args.bytes_per_pixel == Some(0) {
         return Err(usage("--bytes-per-pixel must be at least 1".into()));
     }
     if !(8..=64).contains(&args.address_bits) {
@@ -216,6 +236,25 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
         ),
         None => None,
     };
+    // Nothing the user gave is overwritten, and every output can be written.
+    let mut plan = retroprof_profile::write::OutputPlan::new();
+    plan.input("the log", &args.log);
+    if let Some(p) = &args.symbols {
+        plan.input("the --symbols file", p);
+    }
+    for (what, p) in [
+        ("--png", &args.png),
+        ("--json", &args.json),
+        ("--dhat", &args.dhat),
+        ("--pprof", &args.pprof),
+        ("--folded", &args.folded),
+        ("--csv", &args.csv),
+    ] {
+        if let Some(p) = p {
+            plan.output(what, p);
+        }
+    }
+    super::check_outputs(&plan)?;
     let replay_once = |at: Option<At>, warn: bool| -> anyhow::Result<retroprof_heap::Analysis> {
         let mut arch = arch;
         let arch_fixed_by_user = arch.is_some();
@@ -281,11 +320,17 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
                 anomalies: 20,
             },
         );
-        let mut out = std::io::stdout().lock();
-        // A closed pipe (e.g. `| head`) is not an error worth reporting.
-        let _ = out.write_all(text.as_bytes());
+        crate::out!("{text}");
     }
 
+    let kept = analysis.timeline.len() as u64;
+    if (args.csv.is_some() || args.json.is_some()) && kept < analysis.churn.rows {
+        eprintln!(
+            "warning: the timeline has {} rows ({}); only the first {kept} are written to \
+             --csv/--json (a larger --window gives fewer rows)",
+            analysis.churn.rows, analysis.churn.unit
+        );
+    }
     let (blocks, moment) = match &analysis.snapshot {
         Some(s) => (
             &s.blocks[..],
@@ -302,7 +347,8 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
             &analysis,
             blocks,
             &MapOptions {
-                bytes_per_pixel: args.bytes_per_pixel,
+                // 0: fitted to the log's address range (memmap).
+                bytes_per_pixel: args.bytes_per_pixel.unwrap_or(0),
                 title: format!("retroprof heap: {}, {}", analysis.name, moment),
                 ..MapOptions::default()
             },

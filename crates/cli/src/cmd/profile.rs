@@ -13,8 +13,9 @@ use retroprof_megadrive::{ReferenceRules, Region, Rom};
 
 use super::run::RegionArg;
 use super::UsageError;
+use crate::{out, outln};
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Default)]
 #[command(
     about = "Profile a Mega Drive ROM's frame budget: busy/idle per frame, dropped frames, DMA, top functions",
     long_about = "Runs a Mega Drive ROM in retroprof's cycle-exact emulator and charges every 68000 \
@@ -153,6 +154,10 @@ pub struct ProfileArgs {
     /// ROMs profiled at once (default: the number of CPUs).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+
+    /// --baseline and its gates and outputs (cmd/diff.rs).
+    #[command(flatten)]
+    pub baseline: Box<super::diff::BaselineArgs>,
 }
 
 fn region_of(arg: Option<RegionArg>, rom: &Rom) -> Option<Region> {
@@ -231,16 +236,17 @@ fn reference_rules(args: &[RuleArg]) -> ReferenceRules {
 }
 
 /// `--entry`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum EntryArg {
     /// The interrupt handler (default).
+    #[default]
     Handler,
     /// The interrupted code.
     Interrupted,
 }
 
 /// Load a ROM (or the demo) and its symbols into a session.
-fn session(args: &ProfileArgs, rom_path: Option<&Path>) -> anyhow::Result<Session> {
+pub(crate) fn session(args: &ProfileArgs, rom_path: Option<&Path>) -> anyhow::Result<Session> {
     let (rom, syms, label) = match rom_path {
         None => {
             let (rom, syms) = demo::load();
@@ -346,12 +352,58 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
             pw::atomic(p, true, |w| pw::pprof(&sp, w))
                 .with_context(|| format!("writing {}", p.display()))?;
         }
-        if let Some(p) = &args.speedscope {
+        // With --trace-frames the speedscope file also gets the window's
+        // call timeline, written once the tracer is done (Extras::finish).
+        if let Some(p) = args
+            .speedscope
+            .as_ref()
+            .filter(|_| args.trace_frames.is_none())
+        {
             pw::atomic(p, true, |w| pw::speedscope(&sp, w))
                 .with_context(|| format!("writing {}", p.display()))?;
         }
     }
     Ok(())
+}
+
+/// Refuse, before the run, outputs that are inputs (the ROM, its symbol
+/// files), duplicate outputs and outputs that cannot be written.
+fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
+    use retroprof_profile::write::OutputPlan;
+    let mut plan = OutputPlan::new();
+    for rom in &args.roms {
+        plan.input("the ROM", rom);
+        for c in retroprof_samples::retroprof_symbols::Symbols::candidates_for_rom(rom) {
+            plan.input("a symbol file of the ROM", &c);
+        }
+    }
+    if let Some(p) = &args.symbols {
+        plan.input("the --symbols file", p);
+    }
+    if let Some(p) = &args.baseline.baseline {
+        plan.input("the --baseline report", p);
+    }
+    let outputs: [(&str, Option<&PathBuf>); 13] = [
+        ("--csv", args.csv.as_ref()),
+        ("--functions", args.functions.as_ref()),
+        ("--json", args.json.as_ref()),
+        ("--folded", args.folded.as_ref()),
+        ("--flamegraph", args.flamegraph.as_ref()),
+        ("--pprof", args.pprof.as_ref()),
+        ("--speedscope", args.speedscope.as_ref()),
+        ("--heap", args.heap.as_ref().and_then(|h| h.as_ref())),
+        ("--sample-histogram", args.sample_histogram.as_ref()),
+        ("--trace", args.trace.as_ref()),
+        ("--html", args.html.as_ref()),
+        ("--diff-json", args.baseline.diff_json.as_ref()),
+        ("--diff-html", args.baseline.diff_html.as_ref()),
+    ];
+    for (what, p) in outputs {
+        if let Some(p) = p {
+            plan.output(what, p);
+        }
+    }
+    super::check_outputs(&plan)
 }
 
 /// The CI gates: messages naming the offending frames (empty = pass).
@@ -397,6 +449,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     if args.frames == 0 {
         return Err(UsageError("--frames must be at least 1".into()).into());
     }
+    super::diff::check_baseline(&args.baseline, args.roms.len())?;
     let files = [
         &args.csv,
         &args.functions,
@@ -419,9 +472,24 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
+    if let Some(pct) = args.fail_over_load {
+        if !(pct.is_finite() && (0.0..=100.0).contains(&pct)) {
+            return Err(UsageError(format!(
+                "--fail-over-load {pct}: expected a percentage from 0 to 100"
+            ))
+            .into());
+        }
+    }
+    if args.sample_hz == 0 {
+        return Err(UsageError("--sample-hz must be at least 1".into()).into());
+    }
+    if args.jobs == Some(0) {
+        return Err(UsageError("--jobs must be at least 1".into()).into());
+    }
+    check_outputs(&args)?;
     let color = std::io::stdout().is_terminal();
     if args.roms.is_empty() {
-        println!("No ROM given: profiling the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
+        outln!("No ROM given: profiling the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
         let s = session(&args, None)?;
         return finish_one(&args, s, color);
     }
@@ -460,8 +528,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     {
         match r {
             Ok(rep) => {
-                print!("{}", output::terminal(&rep, color));
-                println!();
+                out!("{}", output::terminal(&rep, color));
+                outln!();
                 failures.extend(gates(&args, &rep));
             }
             Err(e) => {
@@ -490,14 +558,15 @@ fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<Exi
     bar.finish();
     let wall = start.elapsed().as_secs_f64();
     write_outputs(args, &report)?;
-    print!("{}", output::terminal(&report, color));
+    out!("{}", output::terminal(&report, color));
     ex.finish(args, &s, &report, color)?;
     eprintln!(
         "{} frames in {wall:.2} s ({:.0} frames/s)",
         report.frames.len(),
         report.frames.len() as f64 / wall.max(1e-9)
     );
-    let failures = gates(args, &report);
+    let mut failures = gates(args, &report);
+    failures.extend(super::diff::baseline(&args.baseline, &report, color)?);
     if !failures.is_empty() {
         for f in &failures {
             eprintln!("FAIL: {f}");
@@ -540,11 +609,7 @@ impl Extras {
         sampler::parse_format(&args.sample_format).map_err(|e| UsageError(e.to_string()))?;
         let sampler = match &args.sample_histogram {
             Some(_) => {
-                let hz = if s.options.region.unwrap_or(s.rom.region()).is_pal() {
-                    retroprof_megadrive::timing::MCLK_HZ_PAL
-                } else {
-                    retroprof_megadrive::timing::MCLK_HZ_NTSC
-                };
+                let hz = s.options.region.unwrap_or(s.rom.region()).mclk_hz();
                 Some(
                     sampler::Sampler::new(args.sample_hz, hz)
                         .map_err(|e| UsageError(e.to_string()))?,
@@ -554,8 +619,11 @@ impl Extras {
         };
         let tracer = match &args.trace_frames {
             Some(spec) => {
-                if args.trace.is_none() {
-                    return Err(UsageError("--trace-frames needs --trace FILE".into()).into());
+                if args.trace.is_none() && args.speedscope.is_none() {
+                    return Err(UsageError(
+                        "--trace-frames needs --trace FILE or --speedscope FILE".into(),
+                    )
+                    .into());
                 }
                 let (a, b) = trace::parse_frames(spec).map_err(|e| UsageError(e.to_string()))?;
                 Some(trace::FunctionTracer::new(a, b))
@@ -570,6 +638,12 @@ impl Extras {
     }
 
     fn run(mut self, s: &Session, progress: &mut dyn FnMut(u64, u64)) -> (Report, Extras) {
+        if self.heap.is_none() && self.sampler.is_none() && self.tracer.is_none() {
+            // The production path: the profiler alone, monomorphised
+            // (`Session::run`); the others go through one dynamic call per
+            // event and no extra compiled 68000 core.
+            return (s.run(progress), self);
+        }
         let bp = self.heap.as_ref().map(|h| h.breakpoints().clone());
         let report = {
             let mut obs = (&mut self.heap, (&mut self.sampler, &mut self.tracer));
@@ -591,8 +665,8 @@ impl Extras {
             if let Some(Some(path)) = &args.heap {
                 out.write_log(path)?;
             }
-            println!();
-            print!(
+            outln!();
+            out!(
                 "{}",
                 out.report(&retroprof_heap::report::TerminalOptions {
                     color,
@@ -607,9 +681,15 @@ impl Extras {
             let info = sampler::write_file(&smp.finish(), fmt, None, path)?;
             eprintln!("{}", info.describe(path));
         }
+        let ft = self.tracer.map(|t| t.finish(&s.index));
         if let Some(path) = &args.trace {
-            let ft = self.tracer.map(|t| t.finish(&s.index));
             trace::write_file(report, ft.as_ref(), path, true)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        if let (Some(path), Some(_)) = (&args.speedscope, &ft) {
+            // The whole run's sampled profile plus the --trace-frames
+            // window as an evented profile (speedscope's Time Order view).
+            trace::write_speedscope_file(report, ft.as_ref(), path, true)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &args.html {

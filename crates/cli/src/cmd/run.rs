@@ -6,10 +6,12 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context;
-use retroprof_megadrive::render::write_png;
+use retroprof_megadrive::render::{encode_png, Image};
 use retroprof_megadrive::{Config, InputScript, Region, Rom, System};
+use retroprof_profile::write as pw;
 
 use super::UsageError;
+use crate::outln;
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -50,7 +52,9 @@ pub struct RunArgs {
     /// Battery-backed SRAM declared in the ROM header: load it from ROM.srm
     /// next to the ROM when that file exists, and write it back there at the
     /// end (whole, via a temporary file) when the game wrote to it. Without
-    /// this flag SRAM lives in memory only and no file is touched.
+    /// this flag SRAM lives in memory only and no file is touched. A ROM
+    /// whose own name ends in .srm saves to ROM.srm.srm instead (the SRAM
+    /// file is never the ROM).
     #[arg(long)]
     pub sram: bool,
 }
@@ -85,7 +89,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let rom_path: &Path = match args.rom.as_deref() {
         Some(p) => p,
         None => {
-            println!("No ROM given: running the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
+            outln!("No ROM given: running the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
             Path::new(retroprof_mdprof::demo::LABEL)
         }
     };
@@ -106,6 +110,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .into());
         }
     }
+    if args.sram && args.rom.is_none() {
+        return Err(
+            UsageError("--sram needs a ROM (the built-in demo has no save file)".into()).into(),
+        );
+    }
+    let sram_file = args.sram.then(|| sram_path(rom_path));
+    // Nothing the user gave is overwritten, and every output can be written.
+    let mut plan = pw::OutputPlan::new();
+    if args.rom.is_some() {
+        plan.input("the ROM", rom_path);
+    }
+    // The same FRAME:FILE given twice is one output; one file for two
+    // frames is two outputs on one path (refused).
+    shots.dedup();
+    for (_, path) in &shots {
+        plan.output("--screenshot", path);
+    }
+    if let Some(p) = &sram_file {
+        plan.output("the SRAM file (--sram)", p);
+    }
+    super::check_outputs(&plan)?;
     let rom = match args.rom {
         Some(_) => load_rom(rom_path)?,
         None => retroprof_mdprof::demo::load().0,
@@ -121,20 +146,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
             RegionArg::Pal => Region::EuropePal,
         }),
-        sram_file: if args.sram {
-            if args.rom.is_none() {
-                return Err(UsageError(
-                    "--sram needs a ROM (the built-in demo has no save file)".into(),
-                )
-                .into());
-            }
-            Some(rom.sram_path())
-        } else {
-            None
-        },
         ..Config::default()
     };
     let mut sys = System::new(&rom, config);
+    if let Some(p) = &sram_file {
+        if !sys.sram().is_empty() {
+            if let Some(data) = read_sram(p, sys.sram().len())? {
+                sys.load_sram(&data);
+            }
+        }
+    }
     let start = Instant::now();
     let mut frames_run = 0u64;
     let mut emulated_mclk = 0u64;
@@ -147,7 +168,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         if want_shot {
             sys.request_screenshot();
         }
-        match sys.run_frame(&mut ()) {
+        match sys.run_frame_unobserved() {
             Ok(info) => {
                 frames_run += 1;
                 emulated_mclk += info.end_mclk - info.start_mclk;
@@ -163,25 +184,31 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
                     if *f != frame {
                         break;
                     }
-                    write_png(&img, path)
-                        .with_context(|| format!("writing screenshot {}", path.display()))?;
+                    write_screenshot(&img, path)?;
                     next_shot += 1;
                 }
             }
         }
     }
     let wall = start.elapsed().as_secs_f64();
-    let sram_saved = if args.sram {
-        let path = rom.sram_path();
-        Some(
-            sys.save_sram()
-                .with_context(|| format!("writing SRAM to {}", path.display()))?,
-        )
-    } else {
-        None
+    let sram_saved = match &sram_file {
+        Some(path) if !sys.sram().is_empty() && sys.sram_dirty() => {
+            pw::atomic(path, true, |w| {
+                w.write_all(sys.sram())
+                    .map_err(|source| retroprof_profile::Error::Io {
+                        path: pw::STREAM_PATH.into(),
+                        source,
+                    })
+            })
+            .with_context(|| format!("writing SRAM to {}", path.display()))?;
+            sys.mark_sram_saved();
+            Some(true)
+        }
+        Some(_) => Some(false),
+        None => None,
     };
     let emulated = emulated_mclk as f64 / sys.mclk_hz() as f64;
-    println!(
+    outln!(
         "rom: {} ({} bytes, {:?}{})",
         rom_path.display(),
         rom.data.len(),
@@ -192,27 +219,26 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             ", header checksum does not match"
         }
     );
-    println!(
+    outln!(
         "frames: {frames_run}  emulated: {emulated:.3} s  wall: {wall:.3} s  speed: {:.1} fps ({:.1}x real time)",
         frames_run as f64 / wall.max(1e-9),
         emulated / wall.max(1e-9)
     );
+    let sram_shown = sram_file.as_deref().unwrap_or(Path::new("")).display();
     match sram_saved {
-        Some(true) => println!("sram: saved to {}", rom.sram_path().display()),
+        Some(true) => outln!("sram: saved to {sram_shown}"),
         Some(false) if rom.header.sram.is_none() => {
-            println!("sram: the ROM header declares no SRAM; nothing saved")
+            outln!("sram: the ROM header declares no SRAM; nothing saved")
         }
-        Some(false) => println!(
-            "sram: the game did not write SRAM; {} left as it was",
-            rom.sram_path().display()
-        ),
+        Some(false) => outln!("sram: the game did not write SRAM; {sram_shown} left as it was"),
         None => {}
     }
     let c = sys.counters();
     if c.unmapped_reads + c.unmapped_writes > 0 {
-        println!(
+        outln!(
             "unmapped accesses: {} reads, {} writes",
-            c.unmapped_reads, c.unmapped_writes
+            c.unmapped_reads,
+            c.unmapped_writes
         );
     }
     if let Some(e) = stop_error {
@@ -222,6 +248,51 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         )));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The SRAM save file of a ROM: the ROM path with extension `.srm`, or,
+/// when the ROM's own name ends in `.srm`, `.srm` appended (`game.srm` ->
+/// `game.srm.srm`) so that it can never be the ROM.
+pub fn sram_path(rom: &Path) -> PathBuf {
+    let is_srm = rom
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("srm"));
+    if is_srm {
+        let mut s = rom.as_os_str().to_owned();
+        s.push(".srm");
+        PathBuf::from(s)
+    } else {
+        rom.with_extension("srm")
+    }
+}
+
+/// Read a save file for an SRAM of `size` bytes (bounded: at most 1 MiB);
+/// `None` when there is none yet.
+fn read_sram(path: &Path, size: usize) -> anyhow::Result<Option<Vec<u8>>> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    // Larger saves (other emulators pad them) are read up to 1 MiB, and
+    // only the first `size` bytes are used.
+    let limit = (size as u64).max(1 << 20);
+    let data = retroprof_samples::retroprof_symbols::input::read_limited(path, limit)
+        .map_err(|e| UsageError(format!("cannot read the SRAM file {}: {e}", path.display())))?;
+    Ok(Some(data))
+}
+
+/// Write a screenshot whole (see [`pw::atomic`]: device nodes, FIFOs and
+/// links are safe).
+fn write_screenshot(img: &Image, path: &Path) -> anyhow::Result<()> {
+    let bytes =
+        encode_png(img).with_context(|| format!("encoding screenshot {}", path.display()))?;
+    pw::atomic(path, true, |w| {
+        w.write_all(&bytes)
+            .map_err(|source| retroprof_profile::Error::Io {
+                path: pw::STREAM_PATH.into(),
+                source,
+            })
+    })
+    .with_context(|| format!("writing screenshot {}", path.display()))
 }
 
 /// Load a ROM, turning its errors into usage errors (exit code 2).

@@ -11,6 +11,7 @@ use retroprof_samples::retroprof_symbols::maps::{self, MapFile, MapFormat};
 use retroprof_samples::{report, symbolise, SymboliseOptions};
 
 use super::UsageError;
+use crate::out;
 
 #[derive(clap::Args, Debug)]
 #[command(
@@ -69,6 +70,12 @@ pub struct SamplesArgs {
     /// Hottest addresses to list.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub hot: usize,
+
+    /// Doubts about the map (lines of its symbol table that could not be
+    /// read, a map that looks cut short) are errors (exit code 2) instead
+    /// of warnings.
+    #[arg(long)]
+    pub strict: bool,
 
     /// Name of the program in reports (default: the map's file stem).
     #[arg(long)]
@@ -214,8 +221,9 @@ fn read_histograms(args: &SamplesArgs, map: &MapFile) -> anyhow::Result<Histogra
     let mut seg_label = None;
     for path in &args.histograms {
         let name = path.display().to_string();
-        let bytes =
-            std::fs::read(path).map_err(|e| usage(format!("cannot read histogram {name}: {e}")))?;
+        let limit = retroprof_samples::retroprof_symbols::input::MAX_HISTOGRAM_BYTES;
+        let bytes = retroprof_samples::retroprof_symbols::input::read_limited(path, limit)
+            .map_err(|e| usage(format!("cannot read histogram {name}: {e}")))?;
         let format = match forced {
             Some(f) => f,
             None => histogram::detect(&name, &bytes).map_err(|e| usage(e.to_string()))?,
@@ -268,7 +276,27 @@ pub fn run(args: SamplesArgs) -> anyhow::Result<ExitCode> {
         })?),
         None => None,
     };
+    let mut plan = pw::OutputPlan::new();
+    plan.input("the map", &args.map);
+    for h in &args.histograms {
+        plan.input("a histogram", h);
+    }
+    for (what, p) in [
+        ("--json", &args.json),
+        ("--csv", &args.csv),
+        ("--folded", &args.folded),
+        ("--pprof", &args.pprof),
+        ("--speedscope", &args.speedscope),
+    ] {
+        if let Some(p) = p {
+            plan.output(what, p);
+        }
+    }
+    super::check_outputs(&plan)?;
     let map = maps::load(&args.map, force).map_err(|e| usage(e.to_string()))?;
+    if args.strict && !map.doubts.is_empty() {
+        return Err(usage(format!("{} (--strict)", map.doubts.join("; "))));
+    }
     for w in &map.warnings {
         eprintln!("warning: {w}");
     }
@@ -306,7 +334,7 @@ pub fn run(args: SamplesArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    print!("{}", report::table(&prof, args.top));
+    out!("{}", report::table(&prof, args.top));
     let sp = report::to_stack_profile(&prof);
     if let Some(p) = &args.json {
         write_output(p, "JSON report", |w| {

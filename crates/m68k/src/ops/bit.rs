@@ -1,7 +1,7 @@
 //! BTST/BCHG/BCLR/BSET with a register or immediate bit number.
 //!
-//! Timing (68000 UM table 8-11): BTST Dn,Dn 6, #,Dn 10, Dn,<ea> 4+ea,
-//! #,<ea> 8+ea; BCHG/BSET Dn,Dn 8 (6 for bit numbers below 16), BCLR 10
+//! Timing (68000 UM table 8-11): BTST Dn,Dn 6, #,Dn 10, `Dn,<ea>` 4+ea,
+//! `#,<ea>` 8+ea; BCHG/BSET Dn,Dn 8 (6 for bit numbers below 16), BCLR 10
 //! (8); immediate forms 4 more; memory forms 8+ea / 12+ea.
 
 use crate::bus::{Bus, Observer};

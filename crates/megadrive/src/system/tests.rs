@@ -257,7 +257,7 @@ fn unmapped_accesses_are_counted() {
     ]);
     let r = rom(&code, &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     let c = sys.counters();
     assert_eq!(c.unmapped_reads, 1);
     assert_eq!(c.unmapped_writes, 1);
@@ -271,7 +271,7 @@ fn runaway_and_bad_code_stop_with_a_report() {
     let mut sys = System::new(&r, config());
     let mut err = None;
     for _ in 0..10 {
-        if let Err(e) = sys.run_frame(&mut ()) {
+        if let Err(e) = sys.run_frame_unobserved() {
             err = Some(e);
             break;
         }
@@ -286,7 +286,7 @@ fn runaway_and_bad_code_stop_with_a_report() {
     // Illegal instruction.
     let r = rom(&[0x4AFC], &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
-    match sys.run_frame(&mut ()) {
+    match sys.run_frame_unobserved() {
         Err(RunError::Exception { kind, .. }) => {
             assert_eq!(kind, ExceptionKind::IllegalInstruction)
         }
@@ -298,7 +298,7 @@ fn runaway_and_bad_code_stop_with_a_report() {
     let r = rom(&[0x2E7C, 0x00FF, 0xFF01, 0x4AFC], &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
     let e = sys
-        .run_frame(&mut ())
+        .run_frame_unobserved()
         .expect_err("a halted CPU must stop the run");
     let msg = e.to_string();
     assert!(matches!(e, RunError::Halted { frame: 0, .. }), "{msg}");
@@ -343,7 +343,7 @@ fn z80_bus_request_and_reset() {
     ]);
     let r = rom(&code, &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     assert!(sys.z80().busreq);
     assert!(!sys.z80().reset);
     assert_eq!(sys.z80().ram[0x10], 0x42);
@@ -365,7 +365,7 @@ fn pad_read_through_the_bus() {
     let r = rom(&code, &[RTE], &[RTE]);
     let mut sys = System::new(&r, config());
     sys.set_pad(0, Buttons::RIGHT | Buttons::START);
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     let regs = sys.registers();
     assert_eq!(regs.d[0] & 0xFF, 0x40 | 0b11_0111);
     assert_eq!(regs.d[1] & 0xFF, 0b01_0011);
@@ -400,9 +400,9 @@ fn interlace_mode_2_screenshot_has_both_fields() {
             v.vram[0xC000 + cell * 2 + 1] = 1;
         }
     }
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     sys.request_screenshot();
-    sys.run_frame(&mut ()).unwrap();
+    sys.run_frame_unobserved().unwrap();
     let (_, shot) = sys.take_screenshot().expect("screenshot");
     assert_eq!((shot.width, shot.height), (320, 448));
     let whole = Renderer::new().render_frame(&sys.vdp().snapshot());
@@ -416,4 +416,85 @@ fn interlace_mode_2_screenshot_has_both_fields() {
         let got = shot.pixels[(row * 320) as usize];
         assert_eq!(got, rgb(row as usize % 15 + 1), "row {row}");
     }
+}
+
+/// Bad input: a program that drives the VDP with garbage (random register
+/// values, random control and data words, data and status reads, 68000
+/// DMA of length 0xFFFF from unmapped space, fills started during fills)
+/// runs every frame asked for, without a panic, with bounded time per
+/// frame, and the same way twice.
+#[test]
+fn garbage_vdp_programming_runs_to_the_end() {
+    // xorshift32: a fixed seed, so the program is the same on every run.
+    let mut x: u32 = 0x2545_F491;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let mut code: Vec<u16> = Vec::new();
+    // DMA on, display on, length 0xFFFF, source 0x800000 (unmapped),
+    // 68000 DMA to VRAM, then a fill started and another started while
+    // it runs.
+    for w in [
+        0x8174, 0x8F01, 0x93FF, 0x94FF, 0x9500, 0x9600, 0x9740, 0x4000, 0x0080,
+    ] {
+        code.extend_from_slice(&vdp_reg(w));
+    }
+    for w in [0x93FF, 0x94FF, 0x9780, 0x4000, 0x0080] {
+        code.extend_from_slice(&vdp_reg(w));
+    }
+    code.extend_from_slice(&[0x33FC, 0x1234, 0x00C0, 0x0000]); // fill data
+    for w in [0x4000, 0x0080] {
+        code.extend_from_slice(&vdp_reg(w));
+    }
+    code.extend_from_slice(&[0x33FC, 0x5678, 0x00C0, 0x0000]); // during it
+    for _ in 0..600 {
+        let r = next();
+        match r % 6 {
+            // Register write with a random register and value (keep DMA
+            // on now and then so DMA and fills keep starting).
+            0 | 1 => {
+                let v = 0x8000 | (r >> 8) as u16 & 0x1FFF;
+                code.extend_from_slice(&vdp_reg(v));
+            }
+            2 => code.extend_from_slice(&vdp_reg((r >> 16) as u16)),
+            3 => code.extend_from_slice(&[0x33FC, (r >> 16) as u16, 0x00C0, 0x0000]),
+            // move.w $C00000, d0 / move.w $C00004, d0
+            4 => code.extend_from_slice(&[0x3039, 0x00C0, 0x0000]),
+            _ => code.extend_from_slice(&[0x3039, 0x00C0, 0x0004]),
+        }
+    }
+    // jmp $1000 (loop over the whole program)
+    code.extend_from_slice(&[0x4EF9, 0x0000, 0x1000]);
+    let mut d = vec![0u8; 0x1000 + code.len() * 2];
+    let put32 =
+        |d: &mut Vec<u8>, at: usize, v: u32| d[at..at + 4].copy_from_slice(&v.to_be_bytes());
+    put32(&mut d, 0, 0x00FF_FF00);
+    put32(&mut d, 4, 0x1000);
+    for v in 2..64 {
+        put32(&mut d, v * 4, 0x3F0);
+    }
+    d[0x100..0x110].copy_from_slice(b"SEGA MEGA DRIVE ");
+    d[0x1F0] = b'U';
+    d[0x3F0..0x3F2].copy_from_slice(&RTE.to_be_bytes());
+    for (i, w) in code.iter().enumerate() {
+        d[0x1000 + 2 * i..0x1002 + 2 * i].copy_from_slice(&w.to_be_bytes());
+    }
+    let r = Rom::from_bytes(Path::new("garbage.bin"), d).unwrap();
+    let run = || {
+        let mut sys = System::new(&r, config());
+        let mut rec = Rec::default();
+        for f in 0..120 {
+            let before = sys.mclk();
+            sys.run_frame(&mut rec)
+                .unwrap_or_else(|e| panic!("frame {f}: {e}"));
+            // A frame is one frame of time, whatever the VDP was told.
+            assert!(sys.mclk() - before < 2 * 896_040, "frame {f} ran long");
+        }
+        assert!(!rec.dmas.is_empty(), "the program starts DMAs");
+        (sys.mclk(), sys.vdp().vram.to_vec(), rec.dmas.len())
+    };
+    assert_eq!(run(), run(), "deterministic");
 }

@@ -162,7 +162,7 @@ pub fn check_golden(file: &str, shots: &[Shot]) {
             s.image.fnv1a()
         )
     };
-    if env_set("RETROPROF_BLESS").is_some() {
+    if retroprof_testkit::bless() {
         let mut text = String::from(
             "# NAME FRAME WIDTHxHEIGHT FNV1A64 (Image::fnv1a); rewrite with RETROPROF_BLESS=1\n",
         );

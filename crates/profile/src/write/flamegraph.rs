@@ -61,6 +61,11 @@ pub(crate) struct Node {
     pub label: u32,
     pub inlined: bool,
     pub value: i64,
+    /// Differential graphs: the base value of the same path, and both
+    /// values of the samples that end here (self).
+    pub base: i64,
+    pub self_value: i64,
+    pub self_base: i64,
 }
 
 /// The merged call tree: node 0 is `all`; children of node `n` are
@@ -82,13 +87,19 @@ impl Tree {
 }
 
 /// Merge the samples into a tree (node 0 = `all`); only positive values
-/// count. Frames with the same label under the same parent merge.
+/// count. Frames with the same label under the same parent merge. With
+/// `base_index`, each node also sums that value (paths only the base has
+/// get nodes of value 0, which the layout leaves out).
 pub(crate) fn tree(
     p: &StackProfile,
     value_index: usize,
+    base_index: Option<usize>,
     with_location: bool,
 ) -> Result<Tree, Error> {
     validate(p, Some(value_index))?;
+    if let Some(b) = base_index {
+        validate(p, Some(b))?;
+    }
     // Label ids in sorted label order, so sorting children by id sorts
     // them alphabetically. Id 0 is `all`.
     let frame_labels: Vec<String> = p
@@ -116,16 +127,21 @@ pub(crate) fn tree(
         label: 0,
         inlined: false,
         value: 0,
+        base: 0,
+        self_value: 0,
+        self_base: 0,
     }];
     // (parent, label id) -> child; hashing only while building, the layout
     // order comes from the sorted edge list below.
     let mut edges: FastMap<(u32, u32), u32> = FastMap::default();
     for s in &p.samples {
-        let v = s.values[value_index];
-        if v <= 0 {
+        let v = s.values[value_index].max(0);
+        let bv = base_index.map_or(0, |b| s.values[b].max(0));
+        if v == 0 && bv == 0 {
             continue;
         }
         nodes[0].value = nodes[0].value.saturating_add(v);
+        nodes[0].base = nodes[0].base.saturating_add(bv);
         let mut cur = 0u32;
         for &f in &s.stack {
             let label = frame_label_id[f as usize];
@@ -136,12 +152,19 @@ pub(crate) fn tree(
                     label,
                     inlined: p.frames[f as usize].inlined,
                     value: 0,
+                    base: 0,
+                    self_value: 0,
+                    self_base: 0,
                 });
             }
             let n = &mut nodes[next as usize];
             n.value = n.value.saturating_add(v);
+            n.base = n.base.saturating_add(bv);
             cur = next;
         }
+        let leaf = &mut nodes[cur as usize];
+        leaf.self_value = leaf.self_value.saturating_add(v);
+        leaf.self_base = leaf.self_base.saturating_add(bv);
     }
     let mut list: Vec<(u32, u32, u32)> = edges.into_iter().map(|((p, l), c)| (p, l, c)).collect();
     list.sort_unstable();
@@ -175,7 +198,7 @@ pub(crate) fn layout(t: &Tree, min_value: f64) -> Vec<Placed> {
     let mut stack = vec![(0usize, 0usize, 0i64)];
     let mut kids = Vec::new();
     while let Some((n, depth, start)) = stack.pop() {
-        if (t.nodes[n].value as f64) < min_value && n != 0 {
+        if n != 0 && ((t.nodes[n].value as f64) < min_value || t.nodes[n].value <= 0) {
             continue;
         }
         out.push(Placed {
@@ -275,9 +298,27 @@ pub(crate) fn fit_label(label: &str, width: f64, font_size: f64) -> Option<Strin
     Some(s)
 }
 
+/// Differential colour (Brendan Gregg's differential flame graphs): red
+/// when the frame's self value grew, blue when it shrank, the deeper the
+/// larger the change relative to `max_delta`; near white when unchanged.
+pub(crate) fn diff_colour(delta: i64, max_delta: i64) -> (u8, u8, u8) {
+    let t = if max_delta > 0 {
+        (delta.unsigned_abs() as f64 / max_delta as f64).min(1.0)
+    } else {
+        0.0
+    };
+    let c = (250.0 - 200.0 * t) as u8;
+    match delta.signum() {
+        1 => (255, c, c),
+        -1 => (c, c, 255),
+        _ => (250, 250, 250),
+    }
+}
+
 pub(crate) fn write<W: Write>(
     p: &StackProfile,
     value_index: usize,
+    base_index: Option<usize>,
     title: &str,
     opts: &FlameGraphOptions,
     w: W,
@@ -288,7 +329,7 @@ pub(crate) fn write<W: Write>(
             opts.width, opts.frame_height, opts.font_size
         )));
     }
-    let t = tree(p, value_index, opts.with_location)?;
+    let t = tree(p, value_index, base_index, opts.with_location)?;
     let total = t.nodes[0].value;
     let unit = &p.value_types[value_index].unit;
     let kind = &p.value_types[value_index].kind;
@@ -311,6 +352,11 @@ pub(crate) fn write<W: Write>(
         Vec::new()
     };
     let max_depth = placed.iter().map(|f| f.depth).max().unwrap_or(0);
+    let max_delta = placed
+        .iter()
+        .map(|f| (t.nodes[f.node].self_value - t.nodes[f.node].self_base).abs())
+        .max()
+        .unwrap_or(0);
     // Room for the title (and the subtitle) above the frames.
     let ypad1 = fs * 3.0
         + if opts.subtitle.is_some() {
@@ -386,13 +432,28 @@ pub(crate) fn write<W: Write>(
         let x = XPAD + f.start as f64 * per_value;
         let wd = node.value as f64 * per_value;
         let y = height - ypad2 - (f.depth as f64 + 1.0) * fh;
-        let (r, g, b) = colour(label, node.inlined);
+        let (r, g, b) = match base_index {
+            Some(_) => diff_colour(node.self_value - node.self_base, max_delta),
+            None => colour(label, node.inlined),
+        };
         let pct = node.value as f64 * 100.0 / total as f64;
         out.push_str("<g class=\"f\"><title>");
         xml_escape(&mut out, label);
+        let base_note = match base_index {
+            Some(_) => {
+                let d = node.self_value - node.self_base;
+                format!(
+                    "; base {}, self {}{}",
+                    thousands(node.base),
+                    if d > 0 { "+" } else { "" },
+                    thousands(d)
+                )
+            }
+            None => String::new(),
+        };
         let _ = write!(
             out,
-            " ({} {}, {:.2}%)</title><rect x=\"{:.2}\" y=\"{}\" width=\"{:.2}\" height=\"{}\" \
+            " ({} {}, {:.2}%{base_note})</title><rect x=\"{:.2}\" y=\"{}\" width=\"{:.2}\" height=\"{}\" \
              fill=\"rgb({r},{g},{b})\" rx=\"2\" ry=\"2\" data-d=\"{}\"/><text x=\"{:.2}\" y=\"{}\">",
             thousands(node.value),
             if unit.is_empty() { kind } else { unit },

@@ -134,8 +134,23 @@ fn groups<'a>(stack: &'a [u32], p: &StackProfile, out: &mut Vec<&'a [u32]>) {
     }
 }
 
-pub(crate) fn encode(p: &StackProfile, opts: &PprofOptions) -> Result<Vec<u8>, Error> {
+/// String labels of sample `i` (pprof `Sample.label`, field 3: `Label { 1
+/// key, 2 str }`), by sample index; samples past the end have none.
+pub(crate) type SampleLabels<'a> = &'a [Vec<(String, String)>];
+
+pub(crate) fn encode(
+    p: &StackProfile,
+    opts: &PprofOptions,
+    labels: SampleLabels,
+) -> Result<Vec<u8>, Error> {
     validate(p, None)?;
+    if labels.len() > p.samples.len() {
+        return Err(Error::Invalid(format!(
+            "{} sample label lists for {} samples",
+            labels.len(),
+            p.samples.len()
+        )));
+    }
     if p.value_types.is_empty() {
         return Err(Error::Invalid(
             "a pprof profile needs at least one value type".to_string(),
@@ -172,7 +187,7 @@ pub(crate) fn encode(p: &StackProfile, opts: &PprofOptions) -> Result<Vec<u8>, E
     let mut chains: Vec<&[u32]> = Vec::new();
     let mut m = Msg::default();
     let mut scratch = Vec::new();
-    for s in &p.samples {
+    for (si, s) in p.samples.iter().enumerate() {
         loc_ids.clear();
         groups(&s.stack, p, &mut chains);
         for &g in &chains {
@@ -187,6 +202,12 @@ pub(crate) fn encode(p: &StackProfile, opts: &PprofOptions) -> Result<Vec<u8>, E
         m.buf.clear();
         m.packed_uint(1, loc_ids.iter().copied(), &mut scratch);
         m.packed_uint(2, s.values.iter().map(|&v| v as u64), &mut scratch);
+        for (k, v) in labels.get(si).map_or(&[][..], |l| &l[..]) {
+            let mut label = Msg::default();
+            label.int(1, strings.get(k));
+            label.int(2, strings.get(v));
+            m.msg(3, &label);
+        }
         samples.msg(2, &m);
     }
     prof.buf.extend_from_slice(&samples.buf);
@@ -264,8 +285,13 @@ pub(crate) fn encode(p: &StackProfile, opts: &PprofOptions) -> Result<Vec<u8>, E
     Ok(prof.buf)
 }
 
-pub(crate) fn write<W: Write>(p: &StackProfile, opts: &PprofOptions, w: W) -> Result<(), Error> {
-    let raw = encode(p, opts)?;
+pub(crate) fn write<W: Write>(
+    p: &StackProfile,
+    opts: &PprofOptions,
+    labels: SampleLabels,
+    w: W,
+) -> Result<(), Error> {
+    let raw = encode(p, opts, labels)?;
     // GzBuilder writes mtime 0 and no file name: deterministic bytes.
     let mut gz = flate2::GzBuilder::new().write(w, flate2::Compression::default());
     gz.write_all(&raw).map_err(io_err)?;

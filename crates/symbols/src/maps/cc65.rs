@@ -85,6 +85,7 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
     let mut files: BTreeMap<u64, String> = BTreeMap::new();
     // (file id, line, span ids)
     let mut line_rows: Vec<(u64, u64, Vec<u64>)> = Vec::new();
+    let mut unparsed = super::Unparsed::default();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -168,7 +169,10 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
                     .collect();
                 sym_rows.push((lineno, owned));
             }
-            _ => {} // info, file, line, lib, type, csym
+            // Records of the documented format that give nothing here.
+            "info" | "line" | "lib" | "type" | "csym" => {}
+            // Not a record kind of the version 2 format (a damaged line).
+            _ => unparsed.add_after(lineno, line, None),
         }
     }
     if !saw_version {
@@ -232,8 +236,23 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
     let mut syms = Vec::new();
     for (lineno, f) in sym_rows {
         let name = f.get("name").cloned().unwrap_or_default();
-        if f.get("type").map(String::as_str) != Some("lab") {
-            continue; // equates and imports have no address of their own
+        match f.get("type").map(String::as_str) {
+            Some("lab") => {}
+            // Equates and imports have no address of their own.
+            Some("equ" | "imp") => continue,
+            // No type, or one the format does not have: a damaged record.
+            _ => {
+                unparsed.add_after(lineno, &format!("sym {name}"), None);
+                continue;
+            }
+        }
+        if !f
+            .get("seg")
+            .is_some_and(|v| num(v).and_then(|s| segs.get(&s)).is_some())
+        {
+            // A label in no segment, or in one the file does not list.
+            unparsed.add_after(lineno, &format!("sym {name}"), None);
+            continue;
         }
         let Some(val) = f.get("val").and_then(|v| num(v)) else {
             return Err(syntax(
@@ -263,6 +282,7 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
             .and_then(|m| mods.get(&m).cloned());
         syms.push(s);
     }
+    unparsed.report(file, "debug file", &mut map);
     map.symbols = SymbolTable::new(syms);
     Ok(map)
 }
@@ -285,6 +305,7 @@ pub(super) fn parse_map(file: &str, text: &str) -> Result<MapFile, MapError> {
     let mut by_value = Vec::new();
     let mut by_name = Vec::new();
     let mut saw_by_value = false;
+    let mut unparsed = super::Unparsed::default();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -337,10 +358,16 @@ pub(super) fn parse_map(file: &str, text: &str) -> Result<MapFile, MapError> {
                             ))
                         }
                     }
+                } else {
+                    // Neither `module.o:` nor a `SEGMENT Offs= Size=` row.
+                    unparsed.add(lineno, t);
                 }
             }
             MapState::Segments => {
-                if toks.len() >= 4 && toks[0] != "Name" {
+                if toks.len() != 5 && toks[0] != "Name" {
+                    // `NAME START END SIZE ALIGN` and nothing else.
+                    unparsed.add(lineno, t);
+                } else if toks[0] != "Name" {
                     let (Some(start), Some(size)) = (parse_hex(toks[1]), parse_hex(toks[3])) else {
                         return Err(syntax(
                             file,
@@ -434,6 +461,7 @@ pub(super) fn parse_map(file: &str, text: &str) -> Result<MapFile, MapError> {
         }
         syms.push(s);
     }
+    unparsed.report(file, "modules and segment lists", &mut map);
     map.symbols = SymbolTable::new(syms);
     Ok(map)
 }

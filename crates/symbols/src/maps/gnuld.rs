@@ -20,7 +20,7 @@
 //! typed by the output section they sit in. Assignments (`. = ...`,
 //! `PROVIDE (...)`, `sym = ...`) are not symbols.
 
-use super::{parse_hex, symbol, syntax, MapError, MapFile, MapFormat, ModuleRange, Segment};
+use super::{parse_hex, symbol, MapError, MapFile, MapFormat, ModuleRange, Segment};
 use crate::{SymbolKind, SymbolTable};
 
 fn section_kind(name: &str) -> SymbolKind {
@@ -51,10 +51,13 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
     let mut out_kind = SymbolKind::Other;
     let mut out_name = String::new();
     // Input section name waiting for its address (wrapped long names).
-    let mut pending_input: Option<String> = None;
-    let mut pending_output: Option<String> = None;
+    // (name, line number): a wrapped name whose address row has not come.
+    let mut pending_input: Option<(String, usize)> = None;
+    let mut pending_output: Option<(String, usize)> = None;
     let mut current_module: Option<String> = None;
     let mut syms = Vec::new();
+    let mut ended = false;
+    let mut unparsed = super::Unparsed::default();
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim_end_matches('\r');
@@ -68,10 +71,32 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
             continue;
         }
         if line.starts_with("OUTPUT(") || line.starts_with("Cross Reference Table") {
+            ended = true;
             break;
         }
         let toks: Vec<&str> = line.split_whitespace().collect();
         let col0 = !line.starts_with(' ');
+        // A wrapped name must be followed by its address row; one that is
+        // not could not be read (issue 21: a damaged row left the name
+        // alone on a line).
+        let wrapped_out = pending_output.take();
+        let mut wrapped_in = pending_input.take();
+        let takes_input =
+            !col0 && toks[0].starts_with("0x") && toks.len() >= 3 && hex(toks[1]).is_some();
+        if !takes_input {
+            if let Some((name, at)) = wrapped_in.take() {
+                unparsed.add_after(at, &name, last_addr(&syms));
+            }
+        }
+        // An output section with nothing in it is its name alone followed by
+        // its input patterns (`.interp` then ` *(.interp)`).
+        let empty_section = !col0 && toks[0].starts_with('*') && toks[0].contains('(');
+        let completes_out = toks.len() >= 2 && hex(toks[0]).is_some() && hex(toks[1]).is_some();
+        if !empty_section && (col0 || !completes_out) {
+            if let Some((name, at)) = &wrapped_out {
+                unparsed.add_after(*at, name, last_addr(&syms));
+            }
+        }
         if col0 {
             // Output section: `.text  0xADDR  0xSIZE` or a wrapped name.
             if toks[0].starts_with('.')
@@ -80,25 +105,36 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                     .all(|c| c.is_ascii_alphanumeric() || c == '_')
             {
                 if toks.len() >= 3 {
-                    if let (Some(a), Some(l)) = (parse_hex(toks[1]), parse_hex(toks[2])) {
+                    if let (Some(a), Some(l)) = (hex(toks[1]), hex(toks[2])) {
                         out_section(&mut map, toks[0], a, l);
                         out_name = toks[0].to_string();
                         out_kind = section_kind(&out_name);
-                        pending_output = None;
                         continue;
                     }
                 }
                 if toks.len() == 1 {
-                    pending_output = Some(toks[0].to_string());
+                    pending_output = Some((toks[0].to_string(), lineno));
                     continue;
                 }
             }
-            // LOAD, START GROUP, etc.
+            // LOAD, START GROUP, `Address of section .text set to 0x1000`
+            // (from -Ttext), script commands (`TARGET(...)`), the
+            // `/DISCARD/` section: documented, nothing to read. Anything
+            // else at column 0 is an output-section row that cannot be read.
+            let known = line.starts_with("LOAD ")
+                || line.starts_with("Address of section ")
+                || line.starts_with("START GROUP")
+                || line.starts_with("END GROUP")
+                || toks[0] == "/DISCARD/"
+                || (toks[0].contains('(') && !toks[0].starts_with(|c: char| c.is_ascii_digit()));
+            if !known {
+                unparsed.add_after(lineno, line, last_addr(&syms));
+            }
             continue;
         }
-        if let Some(name) = pending_output.take() {
+        if let Some((name, _)) = wrapped_out {
             if toks.len() >= 2 {
-                if let (Some(a), Some(l)) = (parse_hex(toks[0]), parse_hex(toks[1])) {
+                if let (Some(a), Some(l)) = (hex(toks[0]), hex(toks[1])) {
                     out_section(&mut map, &name, a, l);
                     out_name = name;
                     out_kind = section_kind(&out_name);
@@ -116,40 +152,86 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                 continue;
             }
             if toks.len() == 1 {
-                pending_input = Some(name.to_string());
+                if !name.contains('(') {
+                    // `KEEP(*(.init))` and the like are script statements.
+                    pending_input = Some((name.to_string(), lineno));
+                }
                 continue;
             }
             if toks.len() >= 3 && toks[1].starts_with("0x") {
-                let (Some(a), Some(l)) = (parse_hex(toks[1]), parse_hex(toks[2])) else {
-                    return Err(syntax(
-                        file,
-                        lineno,
-                        format!("input section `{name}`: expected `0xADDRESS 0xSIZE`"),
-                    ));
+                let (Some(a), Some(l)) = (hex(toks[1]), hex(toks[2])) else {
+                    // An address or size too long for 64 bits (issue 21).
+                    unparsed.add_after(lineno, line, last_addr(&syms));
+                    continue;
                 };
-                if toks.len() >= 4 {
+                if toks[3..].iter().any(|t| t.contains("0x")) {
+                    // Two rows run together (`file.o(  0xADDR  name`).
+                    unparsed.add_after(lineno, line, last_addr(&syms));
+                } else if toks.len() >= 4 {
                     input_section(&mut map, name, a, l, &toks[3..], &mut current_module);
                 }
+            } else if toks.len() >= 2
+                && toks[1].starts_with(|c: char| c.is_ascii_digit())
+                && hex(toks[1]).is_none()
+            {
+                // ` .text  18446744073709551616 ...`: a number where the
+                // address goes that is not one. Script statements
+                // (`LONG 0x0`, `FILL mask 0x00`) have readable numbers.
+                unparsed.add_after(lineno, line, last_addr(&syms));
             }
             continue;
         }
+        if !toks[0].starts_with("0x") {
+            // A deeply indented row is an address row (`0xADDRESS ...`) or
+            // `[!provide]  PROVIDE (...)`; anything else is one whose
+            // address cannot be read.
+            if !toks[0].starts_with('[') {
+                unparsed.add_after(lineno, line, last_addr(&syms));
+            }
+            continue;
+        }
+        if toks[0].starts_with("0x") && hex(toks[0]).is_none() {
+            // `0x` followed by more than 64 bits or by non-hex (issue 21:
+            // a huge number here was accepted without a word).
+            unparsed.add_after(lineno, line, last_addr(&syms));
+            continue;
+        }
         if toks[0].starts_with("0x") {
-            if let Some(name) = pending_input.take() {
+            if let Some((name, _)) = wrapped_in.take() {
                 if toks.len() >= 3 {
-                    if let (Some(a), Some(l)) = (parse_hex(toks[0]), parse_hex(toks[1])) {
+                    if let (Some(a), Some(l)) = (hex(toks[0]), hex(toks[1])) {
                         input_section(&mut map, &name, a, l, &toks[2..], &mut current_module);
                         continue;
                     }
                 }
             }
+            // `0xADDR 0xSIZE file` continuation, `0xSIZE (size before
+            // relaxing)`, assignments (`0xADDR name = expr`, `PROVIDE (...)`,
+            // `ASSERT (...)`) have more tokens; other 3+ token rows are
+            // symbol rows that cannot be read.
+            if toks.len() >= 3 {
+                let keyword = toks[1].bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+                    && toks[2].starts_with('(');
+                if !(line.contains('=')
+                    || hex(toks[1]).is_some()
+                    || (toks[1] == "(size" && toks.get(2) == Some(&"before"))
+                    || keyword)
+                {
+                    unparsed.add_after(lineno, line, last_addr(&syms));
+                }
+                continue;
+            }
+            if toks.len() == 1 || (toks.len() == 2 && toks[1].contains('=')) {
+                // An address alone, or `0xADDR a=b` (ld writes assignments
+                // as `name = expr`, with spaces): a damaged symbol row.
+                unparsed.add_after(lineno, line, last_addr(&syms));
+                continue;
+            }
             // Symbol row: `0xADDR  name` (exactly two tokens).
-            if toks.len() == 2 && !toks[1].contains('=') && !toks[1].starts_with('.') {
-                let Some(a) = parse_hex(toks[0]) else {
-                    return Err(syntax(
-                        file,
-                        lineno,
-                        format!("symbol `{}`: address `{}` is not hex", toks[1], toks[0]),
-                    ));
+            if toks.len() == 2 && !toks[1].starts_with('.') {
+                let Some(a) = hex(toks[0]) else {
+                    unparsed.add_after(lineno, line, last_addr(&syms));
+                    continue;
                 };
                 {
                     let kind = if out_kind == SymbolKind::Other {
@@ -171,10 +253,34 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
         });
     }
     let _ = out_name;
+    for (name, at) in pending_input.into_iter().chain(pending_output) {
+        unparsed.add_after(at, &name, last_addr(&syms));
+    }
+    unparsed.report(file, "memory map", &mut map);
+    if !ended {
+        map.doubt(format!(
+            "{file}: no `OUTPUT(...)` line after the memory map: the map looks cut short \
+             (symbols after the cut are missing; their samples go to the last one listed)"
+        ));
+    }
     map.modules
         .sort_by(|a, b| (a.start, &a.name).cmp(&(b.start, &b.name)));
     map.symbols = SymbolTable::new(syms);
     Ok(map)
+}
+
+/// A GNU ld number: ld always writes `0x` and hex digits (a bare `F` is
+/// not a number here: issue 21 campaign, a stray letter became a section).
+fn hex(s: &str) -> Option<u64> {
+    let digits = s.strip_prefix("0x")?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    parse_hex(s)
+}
+
+fn last_addr(syms: &[crate::Symbol]) -> Option<u64> {
+    syms.last().map(|s| s.addr)
 }
 
 fn out_section(map: &mut MapFile, name: &str, addr: u64, len: u64) {

@@ -179,9 +179,29 @@ pub struct MapFile {
     pub encoding: Option<TextEncoding>,
     /// Things the parser skipped or doubted, for the user (never fatal).
     pub warnings: Vec<String>,
+    /// What makes the symbols themselves doubtful: lines inside a symbol
+    /// table that could not be read (the first few, with line numbers), a
+    /// map that looks cut short. Each is also in `warnings`; a caller's
+    /// `--strict` turns any of them into an error.
+    pub doubts: Vec<String>,
     /// Source lines by address (MS LINK / TLINK `Line numbers for`
     /// sections, cc65 `line` records), sorted by address then file/line.
     pub lines: Vec<LineEntry>,
+    /// Unreadable lines of address-ordered symbol tables that sit after a
+    /// readable symbol (each is also counted in a doubt). Empty for a map
+    /// read whole.
+    pub unreadable: Vec<UnreadableLine>,
+}
+
+/// An unreadable line inside an address-ordered symbol table (issue 21):
+/// what it held may be a symbol between `after` and the next readable one,
+/// so the symbol at `after` must not be extended across it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnreadableLine {
+    /// 1-based line number in the map.
+    pub line: usize,
+    /// Address of the last symbol read before the line.
+    pub after: Option<u64>,
 }
 
 /// The first address of a source line.
@@ -203,8 +223,16 @@ impl MapFile {
             format,
             encoding: None,
             warnings: Vec::new(),
+            doubts: Vec::new(),
             lines: Vec::new(),
+            unreadable: Vec::new(),
         }
+    }
+
+    /// Record a doubt (also a warning).
+    pub(crate) fn doubt(&mut self, msg: String) {
+        self.warnings.push(msg.clone());
+        self.doubts.push(msg);
     }
 
     /// A map made of a symbol table alone (nm listing or ELF loaded
@@ -279,13 +307,16 @@ pub(crate) fn syntax(file: &str, line: usize, msg: impl Into<String>) -> MapErro
     MapError::Syntax {
         file: file.to_string(),
         line,
-        msg: msg.into(),
+        // A message quotes the bad text: at most a short prefix of it
+        // (issue 21 campaign: a 1 MB token was echoed whole).
+        msg: crate::clip(&msg.into(), 200).into_owned(),
     }
 }
 
 /// Read and parse the map at `path`; `force` skips detection.
 pub fn load(path: &Path, force: Option<MapFormat>) -> Result<MapFile, MapError> {
-    let bytes = std::fs::read(path).map_err(|source| MapError::Io {
+    let limit = crate::input::MAX_SYMBOL_FILE_BYTES;
+    let bytes = crate::input::read_limited(path, limit).map_err(|source| MapError::Io {
         file: path.display().to_string(),
         source,
     })?;
@@ -298,6 +329,7 @@ pub fn parse(file: &str, bytes: &[u8], force: Option<MapFormat>) -> Result<MapFi
         return parse_elf(file, bytes);
     }
     let (text, encoding) = decode_text(bytes);
+    let text = crate::normalize_line_ends(&text).into_owned();
     let format = match force {
         Some(f) => f,
         None => detect(&text).ok_or_else(|| MapError::Unknown {
@@ -311,6 +343,13 @@ pub fn parse(file: &str, bytes: &[u8], force: Option<MapFormat>) -> Result<MapFi
     };
     let mut map = parse_text(file, &text, format)?;
     map.encoding = Some(encoding);
+    if !text.is_empty() && !text.ends_with('\n') {
+        let last = text.lines().count();
+        map.doubt(format!(
+            "{file}:{last}: the file ends in the middle of a line: it looks cut short \
+             (symbols after the cut are missing; their samples go to the last one listed)"
+        ));
+    }
     if encoding == TextEncoding::ShiftJisLossy {
         map.warnings.push(format!(
             "{file}: neither valid UTF-8 nor valid Shift-JIS; undecodable bytes were replaced by U+FFFD"
@@ -321,6 +360,8 @@ pub fn parse(file: &str, bytes: &[u8], force: Option<MapFormat>) -> Result<MapFi
 
 /// Parse already-decoded map text in a known format.
 pub fn parse_text(file: &str, text: &str, format: MapFormat) -> Result<MapFile, MapError> {
+    // CR-only line ends are line ends (issue 21).
+    let text = &*crate::normalize_line_ends(text);
     let map = match format {
         MapFormat::MsLink | MapFormat::Tlink => mslink::parse(file, text, format)?,
         MapFormat::Watcom => watcom::parse(file, text)?,
@@ -524,5 +565,64 @@ mod tests {
         for f in MapFormat::ALL {
             assert_eq!(MapFormat::from_name(f.name()), Some(f));
         }
+    }
+}
+
+/// Lines of a symbol table that could not be read: counted, the first few
+/// kept with their numbers, reported as one doubt.
+#[derive(Default)]
+pub(crate) struct Unparsed {
+    count: usize,
+    first: Vec<String>,
+    /// Where the readable symbols are interrupted (one entry per symbol an
+    /// unreadable line follows).
+    gaps: Vec<UnreadableLine>,
+}
+
+impl Unparsed {
+    const SHOWN: usize = 3;
+
+    /// An unreadable line outside an address-ordered symbol table.
+    pub(crate) fn add(&mut self, lineno: usize, text: &str) {
+        self.add_after(lineno, text, None);
+    }
+
+    /// An unreadable line of an address-ordered symbol table; `after` is the
+    /// address of the last symbol read before it (`None`: none yet). The
+    /// symboliser ends that symbol's extent at its known size (or its own
+    /// address) instead of the next readable symbol: the unreadable line may
+    /// be a symbol in between.
+    pub(crate) fn add_after(&mut self, lineno: usize, text: &str, after: Option<u64>) {
+        if let Some(a) = after {
+            if self.gaps.last().map(|g| g.after) != Some(Some(a)) {
+                self.gaps.push(UnreadableLine {
+                    line: lineno,
+                    after: Some(a),
+                });
+            }
+        }
+        self.count += 1;
+        if self.first.len() < Self::SHOWN {
+            self.first
+                .push(format!("line {lineno} `{}`", crate::clip(text.trim(), 60)));
+        }
+    }
+
+    pub(crate) fn report(self, file: &str, what: &str, map: &mut MapFile) {
+        if self.count == 0 {
+            return;
+        }
+        map.unreadable.extend(self.gaps);
+        map.doubt(format!(
+            "{file}: {} line(s) of the {what} could not be read and were skipped ({}{}); \
+             the symbols around them may be wrong",
+            self.count,
+            self.first.join(", "),
+            if self.count > Self::SHOWN {
+                ", ..."
+            } else {
+                ""
+            }
+        ));
     }
 }

@@ -29,6 +29,8 @@ enum State {
     ByName,
     ByValue,
     Lines,
+    /// `Origin Group` rows (`01A4:0   DGROUP`): nothing to read.
+    Groups,
 }
 
 pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile, MapError> {
@@ -45,15 +47,25 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
     let mut raw_segments: Vec<(usize, u16, u32)> = Vec::new();
     // Section number -> its virtual address (Rva+Base - offset of a public).
     let mut section_base: std::collections::BTreeMap<u16, u64> = Default::default();
+    let mut unparsed = super::Unparsed::default();
+    // A table ends at a blank line followed by something else; a line that
+    // is not a row directly after rows is a damaged row (issue 21: one
+    // unreadable row ended the table and dropped every row after it).
+    let mut prev_blank = true;
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let line = raw.trim_end_matches('\r');
         let t = line.trim();
+        let after_blank = std::mem::replace(&mut prev_blank, t.is_empty());
         if t.is_empty() {
             continue;
         }
         if t.starts_with("Start") && t.contains("Length") && t.contains("Name") {
             state = State::Segments;
+            continue;
+        }
+        if t.starts_with("Origin") && t.ends_with("Group") {
+            state = State::Groups;
             continue;
         }
         if t.starts_with("Detailed map of segments") {
@@ -117,8 +129,10 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
                         raw_segments.push((map.segments.len(), sec, off));
                     }
                     map.segments.push(seg);
-                } else {
+                } else if after_blank {
                     state = State::None;
+                } else {
+                    unparsed.add_after(lineno, t, None);
                 }
             }
             State::Detailed => {
@@ -138,12 +152,26 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
                         segment: sname,
                         code: class.as_deref().map(is_code_class).unwrap_or(false),
                     });
-                } else {
+                } else if after_blank {
                     state = State::None;
+                } else {
+                    unparsed.add_after(lineno, t, None);
                 }
             }
             State::ByName | State::ByValue => {
                 let Some((seg, off)) = toks.first().and_then(|s| parse_seg_off(s)) else {
+                    if !after_blank || toks.first().is_some_and(|t| looks_like_seg_off(t)) {
+                        // A row of the table whose address cannot be read
+                        // (issue 21: one huge number ended the table, and
+                        // every later function's samples went to the one
+                        // before it).
+                        let after = match state {
+                            State::ByValue => by_value.last().map(|r: &Row| r.addr),
+                            _ => None,
+                        };
+                        unparsed.add_after(lineno, t, after);
+                        continue;
+                    }
                     // The table ended (line numbers, another section).
                     state = State::None;
                     continue;
@@ -223,7 +251,14 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
                     });
                 }
             }
-            State::None => {}
+            State::Groups => {}
+            State::None => {
+                // A publics row outside any table: the table's heading could
+                // not be read (issue 21: its rows were dropped silently).
+                if toks.len() >= 2 && looks_like_seg_off(toks[0]) {
+                    unparsed.add_after(lineno, t, None);
+                }
+            }
         }
     }
     // TLINK ranges are per module and segment; keep them sorted by address.
@@ -270,7 +305,20 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
         ));
     }
     map.symbols = SymbolTable::new(syms);
+    unparsed.report(file, "segment and publics tables", &mut map);
     Ok(map)
+}
+
+/// `SSSS:OOOO`-shaped (hex digits around a colon), whether or not the
+/// numbers fit.
+fn looks_like_seg_off(t: &str) -> bool {
+    match t.split_once(':') {
+        Some((a, b)) => {
+            let hex = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_hexdigit());
+            hex(a) && hex(b.trim_end_matches(['h', 'H']))
+        }
+        None => false,
+    }
 }
 
 /// One public.
@@ -333,6 +381,10 @@ fn segment_row(toks: &[&str]) -> Option<Segment> {
     } else {
         return None;
     };
+    if rest.len() > 2 {
+        // `NAME CLASS` and nothing else: a damaged row.
+        return None;
+    }
     let name = rest.first()?.to_string();
     let class = rest.get(1).map(|s| s.to_string());
     let code = match &class {

@@ -28,6 +28,16 @@ use super::{
 };
 use crate::SymbolTable;
 
+/// Boxes of a wlink map that hold nothing this parser reads.
+const KNOWN_BOXES: [&str; 6] = [
+    "Map file",
+    "Imported Symbols",
+    "Exported Symbols",
+    "Libraries Used",
+    "Linker Statistics",
+    "Overlay Sections",
+];
+
 #[derive(PartialEq, Eq, Clone, Copy)]
 enum State {
     None,
@@ -46,6 +56,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
     let mut modseg_module: Option<String> = None;
     let mut groups: Vec<(String, u16)> = Vec::new();
     let mut module_names: Vec<String> = Vec::new();
+    let mut unparsed = super::Unparsed::default();
+    let mut title_unknown = false;
     for (i, raw) in text.lines().enumerate() {
         let lineno = i + 1;
         let t = raw.trim_end_matches('\r').trim();
@@ -61,6 +73,7 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                 "Module Segments" => State::ModuleSegments,
                 _ => State::Other,
             };
+            title_unknown = state == State::Other && !KNOWN_BOXES.contains(&title);
             continue;
         }
         if let Some(rest) = t.strip_prefix("Entry point address:") {
@@ -131,10 +144,20 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                     if name.is_empty() {
                         return Err(syntax(file, lineno, "symbol row without a name"));
                     }
+                    if has_seg_off(name) {
+                        // Two rows run together (`main_"0000:00a0+ next_`).
+                        unparsed.add_after(lineno, t, rows.last().map(|r| r.1));
+                        continue;
+                    }
                     rows.push((name.to_string(), linear(seg, off), module.clone()));
+                } else if !(toks.first() == Some(&"Address")
+                    || toks.get(1) == Some(&"=")
+                    || (toks.len() == 2 && toks[0] == "Address" && toks[1] == "Symbol"))
+                {
+                    // Not the column header, not a legend line (`* =
+                    // unreferenced symbol`): a symbol row that cannot be read.
+                    unparsed.add_after(lineno, t, rows.last().map(|r| r.1));
                 }
-                // Legend lines (`* = unreferenced symbol`) and the column
-                // header are skipped.
             }
             State::ModuleSegments => {
                 // Module Segment Class Address Size; the module column is
@@ -170,10 +193,21 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
                     modseg_module = Some(module_name(toks[0]));
                 }
             }
-            State::None | State::Other => {}
+            State::Other => {
+                // A symbol row in a box whose title could not be read
+                // (issue 21: a damaged `Memory Map` title dropped the table).
+                let addr = toks
+                    .first()
+                    .map(|f| f.trim_end_matches(['*', '+', 's', '$']));
+                if toks.len() >= 2 && addr.and_then(parse_seg_off).is_some() && title_unknown {
+                    unparsed.add_after(lineno, t, None);
+                }
+            }
+            State::None => {}
         }
     }
     let _ = groups;
+    unparsed.report(file, "memory map", &mut map);
     // `Module Segments` names library members by the member alone
     // (`printf`); use the `Module:` line's name (`clibs.lib(printf)`) so
     // both tables agree.
@@ -193,6 +227,19 @@ pub(super) fn parse(file: &str, text: &str) -> Result<MapFile, MapError> {
     }
     map.symbols = SymbolTable::new(syms);
     Ok(map)
+}
+
+/// True when `s` holds `HHHH:HHHH` (hex digits around a colon): a symbol
+/// name never does; a name that does is two rows run together.
+fn has_seg_off(s: &str) -> bool {
+    let b = s.as_bytes();
+    (0..b.len()).any(|i| {
+        b[i] == b':'
+            && i >= 4
+            && b[i - 4..i].iter().all(u8::is_ascii_hexdigit)
+            && b.get(i + 1..i + 5)
+                .is_some_and(|w| w.iter().all(u8::is_ascii_hexdigit))
+    })
 }
 
 /// `hello.obj(C:\src\hello.c)` -> `hello.obj`; `C:\WATCOM\lib\clibs.lib(cstart)`
