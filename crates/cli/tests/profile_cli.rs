@@ -123,6 +123,43 @@ fn stack_outputs_and_json() {
     let ss: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("s.json")).unwrap()).unwrap();
     assert!(ss["profiles"].is_array());
+    assert!(
+        ss["profiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["type"] != "evented"),
+        "no --trace-frames: no evented profile"
+    );
+
+    // --trace-frames with --speedscope alone (no --trace): the window's call
+    // timeline is an evented profile after the sampled one.
+    let out = run(&[
+        "profile",
+        "--frames",
+        "40",
+        "--trace-frames",
+        "30-31",
+        "--speedscope",
+        &p("t.json"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ss: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("t.json")).unwrap()).unwrap();
+    let profiles = ss["profiles"].as_array().unwrap();
+    assert_eq!(profiles[0]["type"], "sampled");
+    let ev = profiles
+        .iter()
+        .find(|p| p["type"] == "evented")
+        .expect("an evented profile");
+    let events = ev["events"].as_array().unwrap();
+    assert!(events.len() > 10, "{} events", events.len());
+    let ats: Vec<f64> = events.iter().map(|e| e["at"].as_f64().unwrap()).collect();
+    assert!(ats.windows(2).all(|w| w[0] <= w[1]), "events in time order");
 }
 
 #[test]

@@ -1,9 +1,15 @@
-//! The memory map picture, as in the Daedalus article: one pixel per 16
-//! bytes (configurable), 64x64-pixel tiles (64 KB at 16 bytes per pixel),
-//! 4x4 tiles per block (1 MB), black where nothing tracked is allocated,
+//! The memory map picture, as in the Daedalus article: one pixel per N
+//! bytes, 64x64-pixel tiles, 4x4 tiles per block (65,536 pixels: 64 KB at
+//! one byte per pixel, 1 MB at 16), black where nothing tracked is allocated,
 //! each call site in its own stable colour, with labels drawn
 //! automatically: call-site names on their largest regions, an address
 //! ruler per block, a title and a legend.
+//!
+//! The scale, unless given, fits the address range the log uses
+//! ([`fit_bytes_per_pixel`]): the finest power-of-two bytes per pixel at
+//! which that range lies in at most [`FIT_BLOCKS`] aligned blocks. A Mega
+//! Drive heap (64 KB at 0xFF0000) gets one byte per pixel and fills one
+//! block; a PSP heap spread over 4 MB gets 16 bytes per pixel, four blocks.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -23,6 +29,12 @@ const BLOCK_GAP: usize = 14;
 const MARGIN: usize = 8;
 /// At most this many blocks are drawn.
 pub const MAX_BLOCKS: usize = 64;
+/// Blocks the fitted scale aims for at most (one row of the picture).
+pub const FIT_BLOCKS: u64 = 4;
+/// Pixels per block.
+const BLOCK_PIXELS: u64 = (TILE * TILE * TILES * TILES) as u64;
+/// The coarsest fitted scale (a block of 2^62 bytes: any 64-bit range).
+const MAX_FIT_BPP: u64 = 1 << 46;
 
 const BACKGROUND: [u8; 3] = [28, 28, 32];
 const FREE: [u8; 3] = [0, 0, 0];
@@ -56,6 +68,8 @@ const PALETTE: [[u8; 3]; 20] = [
 /// Options for [`render`].
 #[derive(Clone, Debug)]
 pub struct MapOptions {
+    /// Bytes per pixel; 0 (the default) fits the scale to the log's address
+    /// range ([`fit_bytes_per_pixel`]).
     pub bytes_per_pixel: u64,
     /// Title line (e.g. the log name and the moment shown).
     pub title: String,
@@ -68,7 +82,7 @@ pub struct MapOptions {
 impl Default for MapOptions {
     fn default() -> Self {
         MapOptions {
-            bytes_per_pixel: 16,
+            bytes_per_pixel: 0,
             title: String::new(),
             max_labels: 24,
             legend_rows: 16,
@@ -257,6 +271,38 @@ fn choose_blocks(blocks: &[LiveBlock], block_bytes: u64) -> (Vec<u64>, usize) {
     (keys, n)
 }
 
+/// The finest power-of-two bytes per pixel (1, 2, 4, ...) at which the
+/// address range `[lo, hi)` lies in at most [`FIT_BLOCKS`] blocks (blocks
+/// are 65,536 pixels, aligned to their size); 1 for an empty range.
+pub fn fit_bytes_per_pixel(lo: u64, hi: u64) -> u64 {
+    if hi <= lo {
+        return 1;
+    }
+    let mut bpp = 1u64;
+    while bpp < MAX_FIT_BPP {
+        let block = BLOCK_PIXELS * bpp;
+        if (hi - 1) / block - lo / block < FIT_BLOCKS {
+            break;
+        }
+        bpp *= 2;
+    }
+    bpp
+}
+
+/// The address range the analysis's live sets use: `blocks` (the one
+/// drawn), the end of the log and the snapshot, so every picture of one log
+/// gets the same scale.
+fn used_range(a: &Analysis, blocks: &[LiveBlock]) -> (u64, u64) {
+    let snap: &[LiveBlock] = a.snapshot.as_ref().map_or(&[], |s| &s.blocks);
+    let mut lo = u64::MAX;
+    let mut hi = 0u64;
+    for b in blocks.iter().chain(&a.end).chain(snap) {
+        lo = lo.min(b.ptr);
+        hi = hi.max(b.ptr.saturating_add(b.size.max(1)));
+    }
+    (lo, hi)
+}
+
 struct Layout {
     bpp: u64,
     block_bytes: u64,
@@ -338,8 +384,14 @@ fn truncate(s: &str, max: usize) -> String {
 
 /// Draws the live set `blocks` (from `a.end` or a snapshot).
 pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
-    let bpp = o.bytes_per_pixel.max(1);
-    let block_bytes = (TILE * TILE * TILES * TILES) as u64 * bpp;
+    let bpp = match o.bytes_per_pixel {
+        0 => {
+            let (lo, hi) = used_range(a, blocks);
+            fit_bytes_per_pixel(lo, hi)
+        }
+        n => n,
+    };
+    let block_bytes = BLOCK_PIXELS * bpp;
     let (chosen, used_blocks) = choose_blocks(blocks, block_bytes);
     let sparse = used_blocks > chosen.len();
     let cols = chosen.len().clamp(1, 4);
@@ -646,6 +698,39 @@ mod tests {
             frame: 0,
             line: 1,
             array: false,
+        }
+    }
+
+    #[test]
+    fn fitted_scale() {
+        // Mega Drive work RAM, 64 KB at 0xFF0000: one byte per pixel, one
+        // block; a part of it too.
+        assert_eq!(fit_bytes_per_pixel(0xFF_0000, 0x100_0000), 1);
+        assert_eq!(fit_bytes_per_pixel(0xFF_2000, 0xFF_B000), 1);
+        // 64 KB straddling two blocks still fits (two of four).
+        assert_eq!(fit_bytes_per_pixel(0xFF_8000, 0x100_8000), 1);
+        // 4 blocks of 64 KB fit, 5 do not.
+        assert_eq!(fit_bytes_per_pixel(0, 0x4_0000), 1);
+        assert_eq!(fit_bytes_per_pixel(0, 0x4_0001), 2);
+        // PSP user RAM 0x08800000-0x09FFFFFF (24 MB): 8 MB blocks, three.
+        assert_eq!(fit_bytes_per_pixel(0x0880_0000, 0x0A00_0000), 128);
+        // The old fixed scale for 4 MB aligned: 16 bytes per pixel.
+        assert_eq!(fit_bytes_per_pixel(0x08A0_0000, 0x08E0_0000), 16);
+        // Degenerate and huge ranges.
+        assert_eq!(fit_bytes_per_pixel(5, 5), 1);
+        assert_eq!(fit_bytes_per_pixel(0, u64::MAX), MAX_FIT_BPP);
+        assert_eq!(fit_bytes_per_pixel(1 << 63, u64::MAX), 1 << 45);
+        // Always the finest that fits.
+        for (lo, hi) in [
+            (0x1234u64, 0x9_8765u64),
+            (0xFF_0000, 0xFF_0010),
+            (1 << 40, (1 << 40) + 12345678),
+        ] {
+            let b = fit_bytes_per_pixel(lo, hi);
+            let fits =
+                |b: u64| (hi - 1) / (BLOCK_PIXELS * b) - lo / (BLOCK_PIXELS * b) < FIT_BLOCKS;
+            assert!(fits(b));
+            assert!(b == 1 || !fits(b / 2));
         }
     }
 

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use retroprof_heap::memmap::{render, Image, MapOptions};
+use retroprof_heap::memmap::{assign_colours, render, Image, MapOptions};
 use retroprof_heap::synth::Rng;
 use retroprof_heap::{Arch, Grouping, HeapEvent, Replay, ReplayOptions, Symbolizer};
 use retroprof_symbols::{Symbol, SymbolKind, SymbolTable};
@@ -135,6 +135,38 @@ fn sgdk_memory_map_golden() {
     }
     r.push(&HeapEvent::alloc(0x3000, 0xFF_8000, 0x796));
     let a = r.finish();
+    // The default scale fits the log's range (0xFF2000-0xFFAFFF): one byte
+    // per pixel, one 64 KB block, the same picture as asking for it; not
+    // the 1 MB at 16 bytes per pixel whose corner the heap used to fill.
+    let fitted = render(
+        &a,
+        &a.end,
+        &MapOptions {
+            title: "retroprof heap: platformer, frame 1".into(),
+            ..MapOptions::default()
+        },
+    );
+    let old_scale = render(
+        &a,
+        &a.end,
+        &MapOptions {
+            bytes_per_pixel: 16,
+            title: "retroprof heap: platformer, frame 1".into(),
+            ..MapOptions::default()
+        },
+    );
+    // Pixels in a site's colour: 31,616 bytes live, so at 1 byte per pixel
+    // ~ 31,600 of the block's 65,536 (less what labels cover), at 16 bytes
+    // ~ 2,000.
+    let colours = assign_colours(&a);
+    let coloured = |img: &Image| {
+        img.rgb
+            .chunks(3)
+            .filter(|p| colours.iter().any(|c| c[..] == p[..]))
+            .count()
+    };
+    assert!(coloured(&fitted) > 25_000, "{}", coloured(&fitted));
+    assert!(coloured(&old_scale) < 4_000, "{}", coloured(&old_scale));
     let img = render(
         &a,
         &a.end,
@@ -145,6 +177,7 @@ fn sgdk_memory_map_golden() {
         },
     );
     check_golden("sgdk_memmap.png", &img);
+    assert_eq!(fitted, img, "the fitted default is one byte per pixel here");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //!   `frame N DROPPED`, category `frame,dropped`), spanning the frame
 //!   (first VBlank line to the end of the active display); args: busy and
 //!   idle cycles, load %, DMA bytes, interrupts. Inside it, an instant
-//!   `wait entered (line L)` where the game entered the idle wait.
+//!   `wait entered` (args: `line` L) where the game entered the idle wait.
 //! - `Busy / idle` (tid 2): per frame, a `busy` slice from the frame start
 //!   lasting the frame's busy cycles, then an `idle` slice for the rest.
 //!   The busy time of a frame is not one contiguous span (VBlank work, then
@@ -24,9 +24,14 @@
 //!   slices of category `interrupt` nested where they interrupted.
 //!
 //! Times: frame `n` starts at `n * mclk_per_frame` master clocks (the
-//! system's frame origin; frames are contiguous), converted to microseconds
-//! with the region's master clock (md-timing.md: 53,693,175 Hz NTSC,
-//! 53,203,424 Hz PAL).
+//! system's frame origin; frames are contiguous), converted to time with
+//! the region's master clock (md-timing.md: 53,693,175 Hz NTSC,
+//! 53,203,424 Hz PAL) and rounded to the writer's exact 125 ns grid
+//! (`trace::to_grid_ns`; under one 68000 cycle, 130 ns). Every slice is
+//! written from its integer start and end master clocks, both converted by
+//! that one monotone function, so a frame (or busy/idle slice) ends exactly
+//! where the next one starts and a function slice ends inside its caller's,
+//! in Perfetto and speedscope alike.
 //!
 //! # API for the CLI
 //! ```ignore
@@ -44,7 +49,7 @@ use std::path::Path;
 use retroprof_megadrive::timing::{M68K_DIVIDER, MCLK_HZ_NTSC, MCLK_HZ_PAL, MCLK_PER_LINE};
 use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, InstrCost, MdObserver, SystemView};
-use retroprof_profile::write::trace::{Arg, Scope, TraceWriter};
+use retroprof_profile::write::trace::{to_grid_ns, Arg, Scope, TraceWriter};
 use retroprof_symbols::FunctionIndex;
 
 use crate::report::Report;
@@ -362,8 +367,8 @@ pub fn write<W: Write>(
     functions: Option<&FunctionTrace>,
     w: W,
 ) -> Result<W, retroprof_profile::Error> {
-    let hz = mclk_hz(report) as f64;
-    let us = |mclk: u64| mclk as f64 * 1e6 / hz;
+    let hz = mclk_hz(report);
+    let ns = |mclk: u64| to_grid_ns(mclk, hz);
     let per_frame = report.timing.mclk_per_frame.max(1);
     let lines = report.timing.lines.max(1) as u64;
     let active = report.timing.active_lines as u64;
@@ -398,8 +403,8 @@ pub fn write<W: Write>(
     let line_offset = |l: u16| ((l as u64 + lines - active) % lines) * MCLK_PER_LINE;
     for fr in &report.frames {
         let start = fr.frame * per_frame;
-        let ts = us(start);
-        let dur = us(per_frame);
+        let ts = ns(start);
+        let frame_end = ns(start + per_frame);
         let name = if fr.dropped {
             format!("frame {} DROPPED", fr.frame)
         } else {
@@ -411,7 +416,7 @@ pub fn write<W: Write>(
             PID,
             TID_FRAMES,
             ts,
-            dur,
+            frame_end,
             &[
                 ("frame", Arg::UInt(fr.frame)),
                 ("busy_cycles", Arg::Float(fr.busy_cycles)),
@@ -426,11 +431,11 @@ pub fn write<W: Write>(
         )?;
         if let Some(l) = fr.idle_enter_line {
             t.instant(
-                &format!("wait entered (line {l})"),
+                "wait entered",
                 "wait",
                 PID,
                 TID_FRAMES,
-                us(start + line_offset(l)),
+                ns(start + line_offset(l)),
                 Scope::Thread,
                 &[("line", Arg::UInt(l as u64))],
             )?;
@@ -443,7 +448,7 @@ pub fn write<W: Write>(
                 PID,
                 TID_BUSY,
                 ts,
-                us(busy),
+                ns(start + busy),
                 &[("cycles", Arg::Float(fr.busy_cycles))],
             )?;
         }
@@ -453,8 +458,8 @@ pub fn write<W: Write>(
                 "load",
                 PID,
                 TID_BUSY,
-                us(start + busy),
-                us(per_frame - busy),
+                ns(start + busy),
+                frame_end,
                 &[("cycles", Arg::Float(fr.idle_cycles))],
             )?;
         }
@@ -467,8 +472,8 @@ pub fn write<W: Write>(
                 "dma",
                 PID,
                 TID_DMA,
-                us(a),
-                us(e.saturating_sub(a)),
+                ns(a),
+                ns(e.max(a)),
                 &[
                     ("bytes", Arg::UInt(fr.dma_active_bytes)),
                     ("last_line", Arg::UInt(last as u64)),
@@ -493,8 +498,8 @@ pub fn write<W: Write>(
                 if s.interrupt { "interrupt" } else { "function" },
                 PID,
                 TID_FUNCS,
-                us(s.start_mclk),
-                us(s.end_mclk.saturating_sub(s.start_mclk)),
+                ns(s.start_mclk),
+                ns(s.end_mclk.max(s.start_mclk)),
                 &[
                     (
                         "cycles",
@@ -506,16 +511,16 @@ pub fn write<W: Write>(
         }
         if f.dropped > 0 {
             t.instant(
-                &format!(
-                    "{} function slices not kept (limit {MAX_SLICES})",
-                    f.dropped
-                ),
+                "function slices not kept",
                 "function",
                 PID,
                 TID_FUNCS,
-                us(f.end_mclk.unwrap_or(0)),
+                ns(f.end_mclk.unwrap_or(0)),
                 Scope::Thread,
-                &[],
+                &[
+                    ("dropped", Arg::UInt(f.dropped)),
+                    ("limit", Arg::UInt(MAX_SLICES as u64)),
+                ],
             )?;
         }
     }
@@ -531,6 +536,130 @@ pub fn write_file(
     replace: bool,
 ) -> Result<(), retroprof_profile::Error> {
     retroprof_profile::write::atomic(path, replace, |w| write(report, functions, w).map(|_| ()))
+}
+
+/// The function slices of `functions` as a speedscope `evented` profile
+/// (open/close events in time order, nanoseconds from the run's start), so
+/// speedscope's "Time Order" view shows the real call timeline of the
+/// `--trace-frames` window. Frames are those of
+/// [`crate::output::stack_profile`] where the function is in the report (so
+/// the sampled and evented profiles share them). Slices are nested by time:
+/// a slice that would outlast its caller is clipped to the caller's end;
+/// empty slices are left out. `None` when the window never ran.
+pub fn evented_profile(
+    report: &Report,
+    functions: &FunctionTrace,
+) -> Option<retroprof_profile::write::EventedProfile> {
+    use retroprof_profile::write::{Event, EventKind, EventedProfile};
+    use retroprof_profile::Frame;
+    use std::collections::BTreeMap;
+    let (w0, w1) = (functions.start_mclk?, functions.end_mclk?);
+    let hz = mclk_hz(report) as u128;
+    let ns = |m: u64| ((m as u128 * 1_000_000_000 + hz / 2) / hz) as u64;
+    let frame_of = |f: &crate::report::FunctionStats| Frame {
+        name: f.name.clone(),
+        addr: Some(f.addr as u64),
+        file: f.file.clone(),
+        line: f.line,
+        module: None,
+        inlined: false,
+    };
+    // Slices are named after the index's function (whatever address the
+    // call entered it at): find that function's row by name, physical
+    // functions before inlined entries.
+    let mut by_name: BTreeMap<&str, &crate::report::FunctionStats> = BTreeMap::new();
+    for f in report.functions.iter().filter(|f| f.inlined_into.is_none()) {
+        by_name.entry(f.name.as_str()).or_insert(f);
+    }
+    for f in &report.functions {
+        by_name.entry(f.name.as_str()).or_insert(f);
+    }
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut frame_ids: BTreeMap<&str, u32> = BTreeMap::new();
+    let mut events: Vec<Event> = Vec::with_capacity(functions.slices.len() * 2);
+    // Open slices: (end mclk, frame).
+    let mut open: Vec<(u64, u32)> = Vec::new();
+    let close = |events: &mut Vec<Event>, (at, frame): (u64, u32)| {
+        events.push(Event {
+            kind: EventKind::Close,
+            frame,
+            at: ns(at),
+        })
+    };
+    for sl in &functions.slices {
+        if sl.end_mclk <= sl.start_mclk {
+            continue;
+        }
+        while let Some(&(end, f)) = open.last() {
+            if end <= sl.start_mclk || open.len() > sl.depth as usize {
+                open.pop();
+                close(&mut events, (end.min(sl.start_mclk), f));
+            } else {
+                break;
+            }
+        }
+        let next = frames.len() as u32;
+        let id = *frame_ids.entry(sl.name.as_str()).or_insert_with(|| {
+            frames.push(match by_name.get(sl.name.as_str()) {
+                Some(f) => frame_of(f),
+                None => Frame {
+                    name: sl.name.clone(),
+                    addr: Some(sl.addr as u64),
+                    ..Frame::default()
+                },
+            });
+            next
+        });
+        let end = open.last().map_or(sl.end_mclk, |p| sl.end_mclk.min(p.0));
+        events.push(Event {
+            kind: EventKind::Open,
+            frame: id,
+            at: ns(sl.start_mclk),
+        });
+        open.push((end, id));
+    }
+    while let Some(o) = open.pop() {
+        close(&mut events, o);
+    }
+    Some(EventedProfile {
+        name: format!(
+            "{} frames {}-{} (call timeline)",
+            report.rom.path, functions.first, functions.last
+        ),
+        unit: "nanoseconds".into(),
+        start: ns(w0),
+        end: ns(w1.max(w0)),
+        frames,
+        events,
+    })
+}
+
+/// `--speedscope` with the call timeline: the whole run's merged stacks
+/// (sampled profile of [`crate::output::stack_profile`]) plus, when
+/// `functions` was recorded, its [`evented_profile`].
+pub fn write_speedscope<W: Write>(
+    report: &Report,
+    functions: Option<&FunctionTrace>,
+    w: W,
+) -> Result<(), retroprof_profile::Error> {
+    let sp = crate::output::stack_profile(report);
+    let opts = retroprof_profile::write::SpeedscopeOptions {
+        evented: functions
+            .and_then(|f| evented_profile(report, f))
+            .into_iter()
+            .collect(),
+    };
+    retroprof_profile::write::speedscope_with(&sp, &opts, w)
+}
+
+/// [`write_speedscope`] to `path` whole or not at all.
+pub fn write_speedscope_file(
+    report: &Report,
+    functions: Option<&FunctionTrace>,
+    path: &Path,
+    replace: bool,
+) -> Result<(), retroprof_profile::Error> {
+    retroprof_profile::write::atomic(path, replace, |w| write_speedscope(report, functions, w))
 }
 
 #[cfg(test)]

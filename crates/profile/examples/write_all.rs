@@ -12,7 +12,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use retroprof_profile::write::{self, trace::TraceWriter};
+use retroprof_profile::write::{
+    self,
+    trace::{self, TraceWriter},
+};
 use retroprof_profile::{Frame, Sample, StackProfile, ValueType};
 
 fn demo() -> StackProfile {
@@ -143,7 +146,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut tw = TraceWriter::new(w)?;
         tw.process_name(1, "Mega Drive")?;
         tw.thread_name(1, 1, "Main thread")?;
-        let mut ts = 0.0;
+        // Cycles laid end to end, on the exact 125 ns grid at 7.67 MHz.
+        let mut cycles = 0u64;
         for (i, s) in p
             .samples
             .iter()
@@ -151,9 +155,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .take(if timed { 1_000_000 } else { 100 })
         {
             let name = &p.frames[*s.stack.last().unwrap() as usize].name;
-            let dur = s.values[0] as f64 / 7.67; // cycles -> us at 7.67 MHz
-            tw.complete(name, "cpu", 1, 1, ts, dur, &[("sample", (i as u64).into())])?;
-            ts += dur;
+            let start = trace::to_grid_ns(cycles, 7_670_000);
+            cycles += s.values[0].max(0) as u64;
+            let end = trace::to_grid_ns(cycles, 7_670_000);
+            tw.complete(
+                name,
+                "cpu",
+                1,
+                1,
+                start,
+                end,
+                &[("sample", (i as u64).into())],
+            )?;
         }
         tw.finish()?;
         Ok(())

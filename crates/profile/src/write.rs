@@ -36,6 +36,7 @@ pub use self::flamegraph::FlameGraphOptions;
 pub use self::folded::FoldedOptions;
 pub use self::plan::OutputPlan;
 pub use self::pprof::PprofOptions;
+pub use self::speedscope::{Event, EventKind, EventedProfile, SpeedscopeOptions};
 
 /// The `path` of an [`Error::Io`] raised while writing to a stream that has
 /// no file name; [`atomic`] replaces it with the file it was writing.
@@ -148,7 +149,11 @@ pub fn folded_with<W: Write>(
 /// with `inlined == true` is folded into the location of the frame below it
 /// (its caller), as an extra `line` entry before the caller's, so locations
 /// list their lines innermost first as pprof expects. Location ids in samples
-/// are leaf first. Functions are keyed by (name, file).
+/// are leaf first. Functions are keyed by (name, file); each location's
+/// `line` entries carry the frame's line (0 when unknown) and its function
+/// the frame's file, so `pprof -list` finds the source where the profile
+/// has it. `period_type` / `period` are the default value type and 1 (every
+/// unit counted) unless [`PprofOptions::period`] says otherwise.
 pub fn pprof<W: Write>(p: &StackProfile, w: W) -> Result<(), Error> {
     pprof::write(p, &PprofOptions::default(), &[], w)
 }
@@ -179,7 +184,19 @@ pub fn pprof_labelled<W: Write>(
 /// or negative are left out of that profile. `activeProfileIndex` is the
 /// default value type.
 pub fn speedscope<W: Write>(p: &StackProfile, w: W) -> Result<(), Error> {
-    speedscope::write(p, w)
+    speedscope::write(p, &SpeedscopeOptions::default(), w)
+}
+
+/// [`speedscope`] with evented profiles (call timelines) after the sampled
+/// ones: their frames are merged into `shared.frames` (frames equal to the
+/// stack profile's are shared) and each is checked first
+/// ([`EventedProfile::validate`]: time order, closes matching opens).
+pub fn speedscope_with<W: Write>(
+    p: &StackProfile,
+    opts: &SpeedscopeOptions,
+    w: W,
+) -> Result<(), Error> {
+    speedscope::write(p, opts, w)
 }
 
 /// A self-contained flame graph SVG of value `value_index`.

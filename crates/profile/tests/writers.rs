@@ -6,7 +6,10 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
-use retroprof_profile::write::{self, FlameGraphOptions, FoldedOptions, PprofOptions};
+use retroprof_profile::write::{
+    self, Event, EventKind, EventedProfile, FlameGraphOptions, FoldedOptions, PprofOptions,
+    SpeedscopeOptions,
+};
 use retroprof_profile::{Frame, Sample, StackProfile, ValueType};
 
 fn frame(name: &str, addr: u64, file: Option<&str>, line: Option<u32>, inlined: bool) -> Frame {
@@ -386,6 +389,82 @@ fn pprof_negative_values_round_trip() {
     assert_eq!(packed(s, 2)[0] as i64, -5);
 }
 
+/// The plain writer (what `profile --pprof` calls): `period_type` is the
+/// default value type with period 1, and every location's `line` entries
+/// carry the frame's function (with its file) and line.
+#[test]
+fn pprof_default_period_type_and_line_entries() {
+    let p = sample_profile();
+    let mut gz = Vec::new();
+    write::pprof(&p, &mut gz).unwrap();
+    let mut raw = Vec::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_end(&mut raw)
+        .unwrap();
+    let prof = decode(&raw);
+    let strings: Vec<String> = prof[&6]
+        .iter()
+        .map(|v| match v {
+            Val::Bytes(b) => String::from_utf8(b.clone()).unwrap(),
+            v => panic!("{v:?}"),
+        })
+        .collect();
+    let st = |i: u64| strings[i as usize].clone();
+    // sample_type (1): both value types; period_type (11): cycles/cycles.
+    let types: Vec<(String, String)> = msgs(&prof, 1)
+        .iter()
+        .map(|m| (st(get_u(m, 1)), st(get_u(m, 2))))
+        .collect();
+    assert_eq!(types[0], ("cycles".to_string(), "cycles".to_string()));
+    let pt = msgs(&prof, 11);
+    assert_eq!(pt.len(), 1, "one period_type");
+    assert_eq!(
+        (st(get_u(&pt[0], 1)), st(get_u(&pt[0], 2))),
+        ("cycles".to_string(), "cycles".to_string())
+    );
+    assert_eq!(get_u(&prof, 12), 1, "period");
+    assert_eq!(get_u(&prof, 10), 0, "no duration unless given");
+
+    // Function id -> (name, system_name, filename).
+    let functions: BTreeMap<u64, (String, String, String)> = msgs(&prof, 5)
+        .iter()
+        .map(|m| {
+            (
+                get_u(m, 1),
+                (st(get_u(m, 2)), st(get_u(m, 3)), st(get_u(m, 4))),
+            )
+        })
+        .collect();
+    // Every frame of the profile is at some location as (name, file, line).
+    let mut seen: Vec<(String, String, i64, u64)> = Vec::new();
+    for m in msgs(&prof, 4) {
+        let addr = get_u(&m, 3);
+        let lines = msgs(&m, 4);
+        assert!(!lines.is_empty(), "location {} has no line", get_u(&m, 1));
+        for l in &lines {
+            let (name, sys, file) = &functions[&get_u(l, 1)];
+            assert_eq!(name, sys);
+            seen.push((name.clone(), file.clone(), get_u(l, 2) as i64, addr));
+        }
+    }
+    for f in &p.frames {
+        let want = (
+            f.name.clone(),
+            f.file.clone().unwrap_or_default(),
+            f.line.unwrap_or(0) as i64,
+        );
+        assert!(
+            seen.iter().any(|s| (s.0.clone(), s.1.clone(), s.2) == want),
+            "{want:?} not among {seen:?}"
+        );
+    }
+    // Concretely: main at 0x61e is src/main.c line 40.
+    assert!(seen.contains(&("main".into(), "src/main.c".into(), 40, 0x61e)));
+    let mappings = msgs(&prof, 3);
+    assert_eq!(get_u(&mappings[0], 8), 1, "has_filenames");
+    assert_eq!(get_u(&mappings[0], 9), 1, "has_line_numbers");
+}
+
 // ---- speedscope ----------------------------------------------------------
 
 #[test]
@@ -637,6 +716,157 @@ fn flamegraph_prunes_narrow_frames() {
     let rects = parse_svg(&out);
     assert!(rects.iter().any(|r| r.title.starts_with("tiny")));
     assert!(!String::from_utf8(out).unwrap().contains("<script"));
+}
+
+/// A call timeline: main -> (game_loop -> draw), then an interrupt.
+fn evented() -> EventedProfile {
+    let f = |n: &str| Frame {
+        name: n.to_string(),
+        ..Default::default()
+    };
+    let ev = |kind, frame, at| Event { kind, frame, at };
+    use EventKind::{Close as C, Open as O};
+    EventedProfile {
+        name: "frames 1-2".into(),
+        unit: "nanoseconds".into(),
+        start: 100,
+        end: 1_000,
+        frames: vec![f("main"), f("game_loop"), f("draw"), f("_VINT")],
+        events: vec![
+            ev(O, 0, 100),
+            ev(O, 1, 150),
+            ev(O, 2, 200),
+            ev(C, 2, 300),
+            ev(C, 1, 300),
+            ev(O, 3, 300),
+            ev(C, 3, 400),
+            ev(C, 0, 1_000),
+        ],
+    }
+}
+
+/// Check a speedscope file's evented profiles as the schema and the viewer
+/// need them: type/name/unit/startValue/endValue/events, O/C events with a
+/// frame index into shared.frames and `at` within the range, in time
+/// order, each close matching the innermost open frame, none left open.
+fn check_evented(v: &serde_json::Value) -> usize {
+    let nframes = v["shared"]["frames"].as_array().unwrap().len() as u64;
+    let mut n = 0;
+    for prof in v["profiles"].as_array().unwrap() {
+        if prof["type"] != "evented" {
+            continue;
+        }
+        n += 1;
+        for key in ["name", "unit", "startValue", "endValue", "events"] {
+            assert!(prof.get(key).is_some(), "evented profile lacks {key}");
+        }
+        let (start, end) = (
+            prof["startValue"].as_f64().unwrap(),
+            prof["endValue"].as_f64().unwrap(),
+        );
+        let mut last = start;
+        let mut stack = Vec::new();
+        for e in prof["events"].as_array().unwrap() {
+            let frame = e["frame"].as_u64().unwrap();
+            assert!(frame < nframes);
+            let at = e["at"].as_f64().unwrap();
+            assert!(at >= last && at <= end, "{e} out of order or range");
+            last = at;
+            match e["type"].as_str().unwrap() {
+                "O" => stack.push(frame),
+                "C" => assert_eq!(stack.pop(), Some(frame), "{e} closes the wrong frame"),
+                t => panic!("event type {t}"),
+            }
+        }
+        assert!(stack.is_empty(), "frames left open: {stack:?}");
+    }
+    n
+}
+
+#[test]
+fn speedscope_evented_profile_follows_the_schema() {
+    let p = sample_profile();
+    let e = evented();
+    let mut out = Vec::new();
+    write::speedscope_with(
+        &p,
+        &SpeedscopeOptions {
+            evented: vec![e.clone()],
+        },
+        &mut out,
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let profiles = v["profiles"].as_array().unwrap();
+    // The sampled profiles stay (and stay first: activeProfileIndex).
+    assert_eq!(profiles.len(), 3);
+    assert_eq!(profiles[0]["type"], "sampled");
+    assert_eq!(profiles[1]["type"], "sampled");
+    assert_eq!(v["activeProfileIndex"], 0);
+    assert_eq!(check_evented(&v), 1);
+    let ev = &profiles[2];
+    assert_eq!(ev["unit"], "nanoseconds");
+    assert_eq!(ev["startValue"], 100);
+    assert_eq!(ev["endValue"], 1_000);
+    // Frames equal to the stack profile's are shared, new ones appended:
+    // "main" (with no file here) differs from the profile's main
+    // (src/main.c:40), so all four are new.
+    let frames = v["shared"]["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), p.frames.len() + 4);
+    let events = ev["events"].as_array().unwrap();
+    assert_eq!(events.len(), 8);
+    assert_eq!(
+        frames[events[2]["frame"].as_u64().unwrap() as usize]["name"],
+        "draw"
+    );
+    // The same frame as the profile's is not duplicated.
+    let mut shared = e.clone();
+    shared.frames[0] = p.frames[0].clone();
+    let mut out = Vec::new();
+    write::speedscope_with(
+        &p,
+        &SpeedscopeOptions {
+            evented: vec![shared],
+        },
+        &mut out,
+    )
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v["shared"]["frames"].as_array().unwrap().len(),
+        p.frames.len() + 3
+    );
+    assert_eq!(v["profiles"][2]["events"][0]["frame"], 0);
+    // Without evented profiles the bytes are those of `speedscope`.
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    write::speedscope(&p, &mut a).unwrap();
+    write::speedscope_with(&p, &SpeedscopeOptions::default(), &mut b).unwrap();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn speedscope_refuses_broken_timelines() {
+    let p = sample_profile();
+    let bad = |f: &dyn Fn(&mut EventedProfile)| {
+        let mut e = evented();
+        f(&mut e);
+        let err =
+            write::speedscope_with(&p, &SpeedscopeOptions { evented: vec![e] }, &mut Vec::new())
+                .unwrap_err();
+        err.to_string()
+    };
+    // Time going backwards.
+    assert!(bad(&|e| e.events[3].at = 190).contains("out of order"));
+    // A close that is not the innermost open frame.
+    assert!(bad(&|e| e.events.swap(3, 4)).contains("innermost"));
+    // Left open.
+    assert!(bad(&|e| {
+        e.events.pop();
+    })
+    .contains("still open"));
+    // Past the end, unknown frame.
+    assert!(bad(&|e| e.events[7].at = 1_001).contains("out of order"));
+    assert!(bad(&|e| e.events[0].frame = 9).contains("frame 9"));
 }
 
 #[test]

@@ -103,9 +103,11 @@ pub struct HeapArgs {
     pub png: Option<PathBuf>,
 
     /// Bytes per pixel of the picture (tiles are 64x64 pixels, blocks 4x4
-    /// tiles: 64 KB and 1 MB at 16 bytes per pixel).
-    #[arg(long, value_name = "N", default_value_t = 16)]
-    pub bytes_per_pixel: u64,
+    /// tiles: 64 KB and 1 MB at 16 bytes per pixel). Default: the finest
+    /// power of two at which the address range the log uses fits in four
+    /// blocks (a 64 KB Mega Drive heap: 1 byte per pixel).
+    #[arg(long, value_name = "N")]
+    pub bytes_per_pixel: Option<u64>,
 
     /// Write the whole analysis as JSON (schema in crates/heap/FORMAT.md).
     #[arg(long, value_name = "FILE")]
@@ -200,7 +202,7 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
     if args.max_size == 0 {
         return Err(usage("--max-size must be at least 1".into()));
     }
-    if args.bytes_per_pixel == 0 {
+    if args.bytes_per_pixel == Some(0) {
         return Err(usage("--bytes-per-pixel must be at least 1".into()));
     }
     if !(8..=64).contains(&args.address_bits) {
@@ -355,7 +357,8 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
             &analysis,
             blocks,
             &MapOptions {
-                bytes_per_pixel: args.bytes_per_pixel,
+                // 0: fitted to the log's address range (memmap).
+                bytes_per_pixel: args.bytes_per_pixel.unwrap_or(0),
                 title: format!("retroprof heap: {}, {}", analysis.name, moment),
                 ..MapOptions::default()
             },

@@ -352,7 +352,13 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
             pw::atomic(p, true, |w| pw::pprof(&sp, w))
                 .with_context(|| format!("writing {}", p.display()))?;
         }
-        if let Some(p) = &args.speedscope {
+        // With --trace-frames the speedscope file also gets the window's
+        // call timeline, written once the tracer is done (Extras::finish).
+        if let Some(p) = args
+            .speedscope
+            .as_ref()
+            .filter(|_| args.trace_frames.is_none())
+        {
             pw::atomic(p, true, |w| pw::speedscope(&sp, w))
                 .with_context(|| format!("writing {}", p.display()))?;
         }
@@ -613,8 +619,11 @@ impl Extras {
         };
         let tracer = match &args.trace_frames {
             Some(spec) => {
-                if args.trace.is_none() {
-                    return Err(UsageError("--trace-frames needs --trace FILE".into()).into());
+                if args.trace.is_none() && args.speedscope.is_none() {
+                    return Err(UsageError(
+                        "--trace-frames needs --trace FILE or --speedscope FILE".into(),
+                    )
+                    .into());
                 }
                 let (a, b) = trace::parse_frames(spec).map_err(|e| UsageError(e.to_string()))?;
                 Some(trace::FunctionTracer::new(a, b))
@@ -672,9 +681,15 @@ impl Extras {
             let info = sampler::write_file(&smp.finish(), fmt, None, path)?;
             eprintln!("{}", info.describe(path));
         }
+        let ft = self.tracer.map(|t| t.finish(&s.index));
         if let Some(path) = &args.trace {
-            let ft = self.tracer.map(|t| t.finish(&s.index));
             trace::write_file(report, ft.as_ref(), path, true)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
+        if let (Some(path), Some(_)) = (&args.speedscope, &ft) {
+            // The whole run's sampled profile plus the --trace-frames
+            // window as an evented profile (speedscope's Time Order view).
+            trace::write_speedscope_file(report, ft.as_ref(), path, true)
                 .with_context(|| format!("writing {}", path.display()))?;
         }
         if let Some(path) = &args.html {

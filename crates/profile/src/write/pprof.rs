@@ -22,7 +22,8 @@ use crate::{Error, StackProfile, ValueType};
 /// Optional extras for [`super::pprof_with`].
 #[derive(Clone, Debug, Default)]
 pub struct PprofOptions {
-    /// `period_type` and `period` (e.g. one sample every N cycles).
+    /// `period_type` and `period` (e.g. one sample every N cycles);
+    /// `None`: the default value type with period 1 (every unit counted).
     pub period: Option<(ValueType, i64)>,
     /// `duration_nanos` of the profiled run.
     pub duration_nanos: Option<i64>,
@@ -256,10 +257,14 @@ pub(crate) fn encode(
 
     // Strings used only by the trailer fields must be interned before the
     // table is written.
-    let period = opts
-        .period
-        .as_ref()
-        .map(|(vt, n)| (value_type(&mut strings, vt), *n));
+    // Without an explicit period, every unit of the default value type is
+    // counted (an exact profile, not a sampled one): period 1 of that type,
+    // so `pprof -raw` shows a PeriodType rather than an empty one.
+    let default_type = &p.value_types[p.default_value];
+    let period = Some(match &opts.period {
+        Some((vt, n)) => (value_type(&mut strings, vt), *n),
+        None => (value_type(&mut strings, default_type), 1),
+    });
     let comments: Vec<i64> = opts.comments.iter().map(|c| strings.get(c)).collect();
 
     for s in &strings.table {
@@ -275,7 +280,6 @@ pub(crate) fn encode(
     for c in comments {
         prof.int(13, c);
     }
-    let default_type = &p.value_types[p.default_value];
     let idx = strings.index[&default_type.kind];
     prof.int(14, idx);
     Ok(prof.buf)

@@ -8,19 +8,62 @@
 //! ],"displayTimeUnit":"ns"}
 //! ```
 //!
-//! Timestamps and durations are in microseconds (the format's unit), written
-//! with at most 3 decimals (nanosecond resolution) so output is
-//! deterministic. Events are written as they are added, so a trace of any
-//! length needs no memory; call [`TraceWriter::finish`] to close the JSON
-//! (a trace that was not finished is not valid JSON, and
-//! [`super::atomic`] will have thrown it away if the caller returned an
-//! error).
+//! # Times
+//! Every time is given as a whole number of **nanoseconds** (`u64`) and
+//! written in the format's unit, microseconds, as an exact decimal (at most
+//! 3 decimals). A complete event takes its start and END, and its `dur` is
+//! `end - start` computed on those integers, so two slices that share a
+//! boundary share it exactly and a slice whose integer end is inside its
+//! parent's stays inside it.
+//!
+//! Consumers do not read these decimals exactly: Perfetto's JSON importer
+//! turns a fractional `ts` into nanoseconds as `(int64)(ts * 1000.0)`
+//! (truncating `12.345` to 12,344 ns) and speedscope adds `ts + dur` in
+//! doubles. Both are exact when every time is a multiple of
+//! [`EXACT_GRID_NS`] (125 ns = 1/8 us: a binary fraction whose value times
+//! 1000 is a whole number), so a writer that wants slices to abut and nest
+//! in every viewer puts its times on that grid: [`to_grid_ns`] converts a
+//! clock count to it (monotone, so order and nesting are kept).
+//!
+//! Events are written as they are added, so a trace of any length needs no
+//! memory; call [`TraceWriter::finish`] to close the JSON (a trace that was
+//! not finished is not valid JSON, and [`super::atomic`] will have thrown it
+//! away if the caller returned an error).
 
 use std::io::Write;
 
 use super::io_err;
 use super::json::{push_f64, push_str};
 use crate::Error;
+
+/// The time grid (ns) on which trace times are exact in double-based
+/// consumers (see the module documentation): 1/8 microsecond.
+pub const EXACT_GRID_NS: u64 = 125;
+
+/// `ticks` of a clock running at `hz` as nanoseconds rounded to the nearest
+/// multiple of [`EXACT_GRID_NS`] (ties up). Monotone in `ticks`; computed in
+/// integers (exact for any `ticks * 8_000_000` below 2^128).
+pub fn to_grid_ns(ticks: u64, hz: u64) -> u64 {
+    let hz = hz.max(1) as u128;
+    let per_s = 1_000_000_000u128 / EXACT_GRID_NS as u128;
+    let cells = (ticks as u128 * per_s * 2 + hz) / (hz * 2);
+    (cells as u64).saturating_mul(EXACT_GRID_NS)
+}
+
+/// Push `ns` nanoseconds as microseconds, an exact decimal.
+fn push_us(out: &mut String, ns: u64) {
+    use std::fmt::Write as _;
+    let (whole, frac) = (ns / 1000, ns % 1000);
+    let _ = write!(out, "{whole}");
+    if frac != 0 {
+        let mut f = format!("{frac:03}");
+        while f.ends_with('0') {
+            f.pop();
+        }
+        out.push('.');
+        out.push_str(&f);
+    }
+}
 
 /// An argument value for an event's `args` object.
 #[derive(Clone, Copy, Debug)]
@@ -119,11 +162,11 @@ impl<W: Write> TraceWriter<W> {
         }
     }
 
-    fn ts(&mut self, key: &str, us: f64) {
+    fn ts(&mut self, key: &str, ns: u64) {
         self.buf.push_str(",\"");
         self.buf.push_str(key);
         self.buf.push_str("\":");
-        push_f64(&mut self.buf, us, 3);
+        push_us(&mut self.buf, ns);
     }
 
     fn args(&mut self, args: &[(&str, Arg<'_>)]) {
@@ -156,8 +199,9 @@ impl<W: Write> TraceWriter<W> {
         Ok(())
     }
 
-    /// A complete event (`ph:"X"`): `ts_us` start, `dur_us` duration, both
-    /// in microseconds.
+    /// A complete event (`ph:"X"`) from `start_ns` to `end_ns`
+    /// (nanoseconds; `dur` is `end_ns - start_ns`, 0 when the end is not
+    /// after the start).
     #[allow(clippy::too_many_arguments)]
     pub fn complete(
         &mut self,
@@ -165,14 +209,14 @@ impl<W: Write> TraceWriter<W> {
         cat: &str,
         pid: u32,
         tid: u32,
-        ts_us: f64,
-        dur_us: f64,
+        start_ns: u64,
+        end_ns: u64,
         args: &[(&str, Arg<'_>)],
     ) -> Result<(), Error> {
         self.begin("X", name, pid, tid);
         self.cat(cat);
-        self.ts("ts", ts_us);
-        self.ts("dur", dur_us.max(0.0));
+        self.ts("ts", start_ns);
+        self.ts("dur", end_ns.saturating_sub(start_ns));
         self.args(args);
         self.end()
     }
@@ -184,16 +228,16 @@ impl<W: Write> TraceWriter<W> {
         cat: &str,
         pid: u32,
         tid: u32,
-        ts_us: f64,
+        ts_ns: u64,
     ) -> Result<(), Error> {
         self.begin("B", name, pid, tid);
         self.cat(cat);
-        self.ts("ts", ts_us);
+        self.ts("ts", ts_ns);
         self.end()
     }
 
     /// A duration-end event (`ph:"E"`).
-    pub fn end_event(&mut self, pid: u32, tid: u32, ts_us: f64) -> Result<(), Error> {
+    pub fn end_event(&mut self, pid: u32, tid: u32, ts_ns: u64) -> Result<(), Error> {
         self.buf.clear();
         if !self.first {
             self.buf.push(',');
@@ -202,7 +246,7 @@ impl<W: Write> TraceWriter<W> {
         self.buf.push_str(&pid.to_string());
         self.buf.push_str(",\"tid\":");
         self.buf.push_str(&tid.to_string());
-        self.ts("ts", ts_us);
+        self.ts("ts", ts_ns);
         self.end()
     }
 
@@ -212,11 +256,11 @@ impl<W: Write> TraceWriter<W> {
         &mut self,
         name: &str,
         pid: u32,
-        ts_us: f64,
+        ts_ns: u64,
         series: &[(&str, f64)],
     ) -> Result<(), Error> {
         self.begin("C", name, pid, 0);
-        self.ts("ts", ts_us);
+        self.ts("ts", ts_ns);
         let args: Vec<(&str, Arg<'_>)> = series.iter().map(|&(k, v)| (k, Arg::Float(v))).collect();
         if args.is_empty() {
             self.buf.push_str(",\"args\":{}");
@@ -234,13 +278,13 @@ impl<W: Write> TraceWriter<W> {
         cat: &str,
         pid: u32,
         tid: u32,
-        ts_us: f64,
+        ts_ns: u64,
         scope: Scope,
         args: &[(&str, Arg<'_>)],
     ) -> Result<(), Error> {
         self.begin("i", name, pid, tid);
         self.cat(cat);
-        self.ts("ts", ts_us);
+        self.ts("ts", ts_ns);
         self.buf.push_str(match scope {
             Scope::Thread => ",\"s\":\"t\"",
             Scope::Process => ",\"s\":\"p\"",
@@ -299,16 +343,16 @@ mod tests {
             "cpu",
             1,
             1,
-            12.5,
-            3.25,
+            12_500,
+            15_750,
             &[("frame", Arg::UInt(7)), ("note", Arg::Str("a \"q\""))],
         )
         .unwrap();
-        t.counter("load", 1, 16.0, &[("percent", 42.5)]).unwrap();
-        t.instant("frame drop", "", 1, 1, 20.0, Scope::Process, &[])
+        t.counter("load", 1, 16_000, &[("percent", 42.5)]).unwrap();
+        t.instant("frame drop", "", 1, 1, 20_000, Scope::Process, &[])
             .unwrap();
-        t.begin_event("vblank", "int", 1, 2, 30.0).unwrap();
-        t.end_event(1, 2, 31.00049).unwrap();
+        t.begin_event("vblank", "int", 1, 2, 30_000).unwrap();
+        t.end_event(1, 2, 31_000).unwrap();
         assert_eq!(t.events(), 8);
         let bytes = t.finish().unwrap();
         let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
@@ -327,6 +371,48 @@ mod tests {
         assert_eq!(ev[5]["s"], "p");
         assert_eq!(ev[7]["ph"], "E");
         assert_eq!(ev[7]["ts"], 31);
+    }
+
+    #[test]
+    fn times_are_exact_decimals_and_durations_come_from_integer_ends() {
+        let mut t = TraceWriter::new(Vec::new()).unwrap();
+        // 12.345 us to 16.000 us: dur is exactly 3.655 (not round(ts) +
+        // round(dur) drifting past the next start).
+        t.complete("a", "", 1, 1, 12_345, 16_000, &[]).unwrap();
+        t.complete("b", "", 1, 1, 16_000, 16_001, &[]).unwrap();
+        t.complete("empty", "", 1, 1, 5, 3, &[]).unwrap();
+        let s = String::from_utf8(t.finish().unwrap()).unwrap();
+        assert!(s.contains("\"ts\":12.345,\"dur\":3.655"), "{s}");
+        assert!(s.contains("\"ts\":16,\"dur\":0.001"), "{s}");
+        assert!(s.contains("\"ts\":0.005,\"dur\":0}"), "{s}");
+    }
+
+    #[test]
+    fn grid_times_are_exact_in_doubles() {
+        // NTSC master clock: one frame of 262 lines x 3,420 mclk.
+        let hz = 53_693_175;
+        assert_eq!(to_grid_ns(0, hz), 0);
+        assert_eq!(to_grid_ns(7, hz) % EXACT_GRID_NS, 0);
+        let mut last = 0;
+        for f in 0..2_000u64 {
+            let a = to_grid_ns(f * 896_040, hz);
+            let b = to_grid_ns((f + 1) * 896_040, hz);
+            assert!(a >= last && b >= a);
+            last = a;
+            // What Perfetto (ts * 1000 truncated) and speedscope (ts + dur
+            // in doubles) compute from the written decimals.
+            let (mut sa, mut sd) = (String::new(), String::new());
+            push_us(&mut sa, a);
+            push_us(&mut sd, b - a);
+            let (ta, td): (f64, f64) = (sa.parse().unwrap(), sd.parse().unwrap());
+            assert_eq!((ta * 1000.0) as u64, a);
+            assert_eq!(((ta + td) * 1000.0) as u64, b);
+            let mut sb = String::new();
+            push_us(&mut sb, b);
+            assert_eq!(ta + td, sb.parse::<f64>().unwrap());
+        }
+        // 16.683 ms per NTSC frame, to the grid.
+        assert_eq!(to_grid_ns(896_040, hz), 16_688_125);
     }
 
     #[test]
