@@ -178,7 +178,7 @@ pub struct DiffArgs {
     pub pprof: Option<PathBuf>,
 }
 
-/// Colour on a terminal unless NO_COLOR is set (https://no-color.org).
+/// Colour on a terminal unless NO_COLOR is set (<https://no-color.org>).
 pub fn use_color() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
 }
