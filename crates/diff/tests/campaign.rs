@@ -17,43 +17,13 @@
 //! file's size, and the reader refuses anything over
 //! `MAX_REPORT_BYTES` before parsing).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use retroprof_diff::{parse_report, read_report, DiffError};
 use retroprof_mdprof::report::*;
 
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// A counting allocator for the memory bound (the workspace denies unsafe
-// code elsewhere).
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let n = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(n, Ordering::Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() {
-            let n = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
-            PEAK.fetch_max(n, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-        }
-        System.realloc(p, l, new)
-    }
-}
-
 #[global_allocator]
-static A: Counting = Counting;
+static A: retroprof_testkit::CountingAlloc = retroprof_testkit::CountingAlloc;
 
 /// The peak is process-wide: the tests take turns.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -433,14 +403,6 @@ fn check(path: &Path, input: &[u8], got: Result<Report, DiffError>, what: &str) 
     }
 }
 
-/// Peak bytes allocated while `f` runs, above what was live before it.
-fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let out = f();
-    (out, PEAK.load(Ordering::Relaxed).saturating_sub(before))
-}
-
 /// The memory bound: the parsed report of a file is a few times its size
 /// (a `Vec<u8>` of the file, the probe, the model); 16x plus 1 MB is far
 /// below what an unbounded reader would take.
@@ -489,7 +451,7 @@ fn regression_fixtures_replay() {
         let p = e.unwrap().path();
         if p.extension().is_some_and(|x| x == "json") {
             let bytes = std::fs::read(&p).unwrap();
-            let (got, peak) = peak_during(|| read_report(&p));
+            let (got, peak) = retroprof_testkit::peak_during(|| read_report(&p));
             match &got {
                 Ok(_) => eprintln!("{}: read, round-trips", p.display()),
                 Err(e) => eprintln!("{e}"),
@@ -516,7 +478,7 @@ fn mutated_reports_error_or_round_trip() {
     let k = 7;
     for cut in (0..base.len()).step_by(k) {
         let input = &base[..cut];
-        let (got, peak) = peak_during(|| parse_report(path, input));
+        let (got, peak) = retroprof_testkit::peak_during(|| parse_report(path, input));
         worst = worst.max(peak);
         let what = format!("cut at {cut}");
         match &got {
@@ -536,7 +498,7 @@ fn mutated_reports_error_or_round_trip() {
     let cases = 3_000;
     for case in 0..cases {
         let input = mutate(&mut rng, &base);
-        let (got, peak) = peak_during(|| parse_report(path, &input));
+        let (got, peak) = retroprof_testkit::peak_during(|| parse_report(path, &input));
         let what = format!("case {case} (seed {})", seed());
         worst = worst.max(peak);
         assert!(
@@ -573,7 +535,7 @@ fn files_through_read_report() {
         let input = mutate(&mut rng, &base);
         let p = d.join(format!("m{case}.json"));
         std::fs::write(&p, &input).unwrap();
-        let (got, peak) = peak_during(|| read_report(&p));
+        let (got, peak) = retroprof_testkit::peak_during(|| read_report(&p));
         check(&p, &input, got, &format!("file case {case}"));
         assert!(peak <= bound(input.len()), "file case {case}: peak {peak}");
         std::fs::remove_file(&p).unwrap();
@@ -604,7 +566,7 @@ fn files_through_read_report() {
         std::fs::write(&p, &input).unwrap();
         let len = input.len();
         drop(input);
-        let (got, peak) = peak_during(|| read_report(&p));
+        let (got, peak) = retroprof_testkit::peak_during(|| read_report(&p));
         // Keep the check's own re-serialization out of the measured peak.
         let input = std::fs::read(&p).unwrap();
         check(&p, &input, got, name);

@@ -11,43 +11,13 @@
 //! Inputs that ever failed are kept in tests/fixtures/regress/ and replayed
 //! first; put a new one there when this test finds it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use retroprof_heap::synth::{self, Rng};
 use retroprof_heap::{DriveOptions, Error, LogReader, Replay, ReplayOptions, Symbolizer};
 
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// A counting allocator for the memory bound (the workspace denies unsafe
-// code elsewhere).
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let n = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(n, Ordering::Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() {
-            let n = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
-            PEAK.fetch_max(n, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-        }
-        System.realloc(p, l, new)
-    }
-}
-
 #[global_allocator]
-static A: Counting = Counting;
+static A: retroprof_testkit::CountingAlloc = retroprof_testkit::CountingAlloc;
 
 fn gzip(b: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -183,11 +153,10 @@ fn damaged_logs_never_panic_and_stay_bounded() {
     for (name, data) in cases {
         let len = data.len();
         for strict in [false, true] {
-            let before = LIVE.load(Ordering::Relaxed);
-            PEAK.store(before, Ordering::Relaxed);
             let d = data.clone();
-            let r = std::panic::catch_unwind(|| replay(&name, d, strict));
-            let peak = PEAK.load(Ordering::Relaxed) - before;
+            let (r, peak) = retroprof_testkit::peak_during(|| {
+                std::panic::catch_unwind(|| replay(&name, d, strict))
+            });
             let r = r.unwrap_or_else(|_| panic!("{name} (strict {strict}) panicked"));
             // Chunks in flight (4 x 256 KiB, lines up to 64 KiB) plus the
             // replay's tables: a fixed bound, whatever the input holds.

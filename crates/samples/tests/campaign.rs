@@ -8,45 +8,15 @@
 //! Inputs that ever failed are kept in tests/fixtures/regress/ and run
 //! first (every parser, detected and forced).
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use retroprof_samples::histogram::{self, ReadOptions};
 use retroprof_samples::{symbolise, SymboliseOptions};
 use retroprof_symbols::maps::{self, MapFormat};
 use retroprof_symbols::Symbols;
 
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// A counting allocator for the memory bound (the workspace denies unsafe
-// code elsewhere).
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let n = LIVE.fetch_add(l.size(), Ordering::Relaxed) + l.size();
-        PEAK.fetch_max(n, Ordering::Relaxed);
-        System.alloc(l)
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
-        System.dealloc(p, l)
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() {
-            let n = LIVE.fetch_add(new - l.size(), Ordering::Relaxed) + new - l.size();
-            PEAK.fetch_max(n, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(l.size() - new, Ordering::Relaxed);
-        }
-        System.realloc(p, l, new)
-    }
-}
-
 #[global_allocator]
-static A: Counting = Counting;
+static A: retroprof_testkit::CountingAlloc = retroprof_testkit::CountingAlloc;
 
 struct Rng(u64);
 impl Rng {
@@ -185,10 +155,8 @@ fn damaged_maps_symbols_and_histograms() {
     }
     let mut accepted = 0;
     for (name, v) in &cases {
-        let before = LIVE.load(Ordering::Relaxed);
-        PEAK.store(before, Ordering::Relaxed);
-        let r = std::panic::catch_unwind(|| run_all(name, v));
-        let peak = PEAK.load(Ordering::Relaxed).saturating_sub(before);
+        let (r, peak) =
+            retroprof_testkit::peak_during(|| std::panic::catch_unwind(|| run_all(name, v)));
         accepted += r.unwrap_or_else(|_| panic!("{name} panicked"));
         assert!(
             peak < 64 * v.len() + (16 << 20),

@@ -88,6 +88,9 @@ fn first_difference(want: &[u8], got: &[u8]) -> String {
     }
 }
 
+mod alloc;
+pub use alloc::{peak_during, CountingAlloc};
+
 #[cfg(test)]
 mod tests {
     use super::*;
