@@ -249,14 +249,15 @@ fn ci_gate_script_on_two_builds_of_the_known_costs_rom() {
     pprof_matches_diff_base(&d, &rom500, &rom600, &d.join("d.pb.gz"));
 }
 
-/// With Go installed, `go tool pprof -top` of our one-file diff profile
-/// gives the same table as `-diff_base` on the two sides' own profiles.
+/// `go tool pprof -top` of our one-file diff profile gives the same table
+/// as `-diff_base` on the two sides' own profiles. Needs Go (`.ci/run`
+/// installs golang-go): fails, not skips, without it.
 fn pprof_matches_diff_base(d: &Path, base: &Path, new: &Path, diff: &Path) {
     let go = Command::new("go").arg("version").output();
-    if !go.is_ok_and(|o| o.status.success()) {
-        println!("go not installed: pprof -diff_base comparison not run");
-        return;
-    }
+    assert!(
+        go.is_ok_and(|o| o.status.success()),
+        "this test needs Go's pprof (`go tool pprof`): install golang-go (.ci/run does)"
+    );
     for (rom, out) in [(base, "base.pb.gz"), (new, "new.pb.gz")] {
         let o = run(&[
             "profile",
