@@ -13,6 +13,8 @@ use retroprof_profile::write::STREAM_PATH;
 use retroprof_profile::Error;
 
 use crate::model::{Diff, FunctionDelta, Match, Metric};
+pub use retroprof_mdprof::output::thousands;
+use retroprof_mdprof::output::Style;
 
 fn io(source: std::io::Error) -> Error {
     Error::Io {
@@ -24,54 +26,15 @@ fn io(source: std::io::Error) -> Error {
 /// Terminal width the text report keeps to.
 pub const WIDTH: usize = 80;
 
-struct Style {
-    on: bool,
-}
-
-impl Style {
-    fn paint(&self, code: &str, s: &str) -> String {
-        if self.on {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_string()
-        }
+/// Red when worse (grew), green when better; `good_when_up` flips it.
+fn paint_delta(st: &Style, d: f64, good_when_up: bool, s: &str) -> String {
+    if d == 0.0 || !d.is_finite() {
+        s.to_string()
+    } else if (d > 0.0) != good_when_up {
+        st.paint("31", s)
+    } else {
+        st.paint("32", s)
     }
-    fn bold(&self, s: &str) -> String {
-        self.paint("1", s)
-    }
-    fn dim(&self, s: &str) -> String {
-        self.paint("2", s)
-    }
-    fn yellow(&self, s: &str) -> String {
-        self.paint("33", s)
-    }
-    /// Red when worse (grew), green when better; `good_when_up` flips it.
-    fn delta(&self, d: f64, good_when_up: bool, s: &str) -> String {
-        if d == 0.0 || !d.is_finite() {
-            s.to_string()
-        } else if (d > 0.0) != good_when_up {
-            self.paint("31", s)
-        } else {
-            self.paint("32", s)
-        }
-    }
-}
-
-/// `1234567.4` -> `1,234,567`.
-pub fn thousands(v: f64) -> String {
-    let n = v.round() as i64;
-    let s = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    if n < 0 {
-        out.push('-');
-    }
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn signed_thousands(v: f64) -> String {
@@ -198,7 +161,7 @@ pub fn terminal(d: &Diff, top: usize, color: bool) -> String {
             name,
             fmt_metric(m.base, unit),
             fmt_metric(m.new, unit),
-            st.delta(m.delta, up_good, &format!("{delta:>12}")),
+            paint_delta(&st, m.delta, up_good, &format!("{delta:>12}")),
             change
         );
     }
@@ -267,7 +230,7 @@ pub fn terminal(d: &Diff, top: usize, color: bool) -> String {
             if f.idle {
                 format!("{delta:>13}")
             } else {
-                st.delta(f.self_cycles.delta, false, &format!("{delta:>13}"))
+                paint_delta(&st, f.self_cycles.delta, false, &format!("{delta:>13}"))
             },
             pct_change(&f.self_cycles)
         );
@@ -312,7 +275,7 @@ pub fn terminal(d: &Diff, top: usize, color: bool) -> String {
                 f.base_frame,
                 f.load_pct.base,
                 f.load_pct.new,
-                st.delta(f.load_pct.delta, false, &format!("{delta:>11}")),
+                paint_delta(&st, f.load_pct.delta, false, &format!("{delta:>11}")),
                 signed_thousands(f.busy_cycles.delta),
                 if f.dropped_base == f.dropped_new {
                     yn(f.dropped_new).to_string()

@@ -456,15 +456,7 @@ mod watch_spec_tests {
         let alphabet: Vec<char> = "0123456789abcdefABCDEFxX$:+- bwlBWLz_\t\u{e9}"
             .chars()
             .collect();
-        // splitmix64, fixed seed.
-        let mut state = 0x00C0_FFEEu64;
-        let mut next = move |n: u64| {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            (z ^ (z >> 31)) % n.max(1)
-        };
+        let mut rng = retroprof_testkit::SplitMix64::new(0x00C0_FFEEu64);
         let letter = |size: u8| match size {
             1 => "b",
             2 => "w",
@@ -472,28 +464,8 @@ mod watch_spec_tests {
         };
         let (mut ok, mut refused) = (0, 0);
         for case in 0..6000 {
-            let mut spec: Vec<char> = if next(3) == 0 {
-                (0..next(14))
-                    .map(|_| alphabet[next(alphabet.len() as u64) as usize])
-                    .collect()
-            } else {
-                seeds[next(seeds.len() as u64) as usize].chars().collect()
-            };
-            for _ in 0..next(3) {
-                let at = next(spec.len() as u64 + 1) as usize;
-                match next(3) {
-                    0 => spec.insert(at, alphabet[next(alphabet.len() as u64) as usize]),
-                    1 if at < spec.len() => {
-                        spec.remove(at);
-                    }
-                    _ if at < spec.len() => {
-                        spec[at] = alphabet[next(alphabet.len() as u64) as usize]
-                    }
-                    _ => {}
-                }
-            }
-            let spec: String = spec.into_iter().collect();
-            let with_table = next(4) != 0;
+            let spec = rng.mutated_spec(&seeds, &alphabet, 14);
+            let with_table = rng.below(4) != 0;
             let t = with_table.then_some(&table);
             match parse_watch(&spec, t) {
                 Ok(w) => {

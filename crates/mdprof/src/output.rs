@@ -171,48 +171,50 @@ pub fn stack_profile(r: &Report) -> StackProfile {
     }
 }
 
-/// ANSI styling, or none.
-struct Style {
-    on: bool,
+/// ANSI styling of terminal reports, or none (`on: false`); shared by the
+/// profile report and `retroprof-diff`'s.
+pub struct Style {
+    pub on: bool,
 }
 
 impl Style {
-    fn paint(&self, code: &str, s: &str) -> String {
+    /// `s` in the SGR style `code` (e.g. `"1"` bold, `"31"` red).
+    pub fn paint(&self, code: &str, s: &str) -> String {
         if self.on {
             format!("\x1b[{code}m{s}\x1b[0m")
         } else {
             s.to_string()
         }
     }
-    fn bold(&self, s: &str) -> String {
+    pub fn bold(&self, s: &str) -> String {
         self.paint("1", s)
     }
-    fn red(&self, s: &str) -> String {
+    pub fn red(&self, s: &str) -> String {
         self.paint("31;1", s)
     }
-    fn yellow(&self, s: &str) -> String {
+    pub fn yellow(&self, s: &str) -> String {
         self.paint("33", s)
     }
-    fn dim(&self, s: &str) -> String {
+    pub fn dim(&self, s: &str) -> String {
         self.paint("2", s)
     }
 }
 
-fn thousands(v: f64) -> String {
+/// `1234567.4` -> `1,234,567` (rounded; any value, `i64::MIN` included).
+pub fn thousands(v: f64) -> String {
     let n = v.round() as i64;
-    let s = n.abs().to_string();
+    let s = n.unsigned_abs().to_string();
     let mut out = String::new();
+    if n < 0 {
+        out.push('-');
+    }
     for (i, c) in s.chars().enumerate() {
         if i > 0 && (s.len() - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);
     }
-    if n < 0 {
-        format!("-{out}")
-    } else {
-        out
-    }
+    out
 }
 
 fn truncate(s: &str, n: usize) -> String {

@@ -89,7 +89,9 @@ fn first_difference(want: &[u8], got: &[u8]) -> String {
 }
 
 mod alloc;
+mod rng;
 pub use alloc::{peak_during, CountingAlloc};
+pub use rng::SplitMix64;
 
 #[cfg(test)]
 mod tests {
