@@ -21,7 +21,9 @@
 
 pub mod event;
 pub mod font;
+mod live;
 pub mod memmap;
+pub mod model;
 pub mod output;
 pub mod reader;
 pub mod replay;

@@ -1,0 +1,183 @@
+//! Stepping: interrupt acceptance, `step`/`run_until`, the idle-loop pass
+//! and the DD/FD prefix chain.
+
+use crate::bus::{Bus, T_INT_ACK, T_M1, T_MEM};
+use crate::Z80;
+
+impl Z80 {
+    /// Accept the maskable interrupt (IFF1 set, /INT asserted).
+    #[inline(always)]
+    pub(crate) fn interrupt<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+        self.q = 0;
+        if self.halted {
+            self.halted = false;
+            self.pc = self.pc.wrapping_add(1);
+        }
+        self.inc_r();
+        self.iff1 = false;
+        self.iff2 = false;
+        // The acknowledge M1 cycle comes first, then the pushes (and in IM 2
+        // the vector reads): Young, "Interrupts", and Zilog UM0080 figures
+        // "Interrupt Request/Acknowledge Cycle" / "Mode 2 Interrupt".
+        *ts += T_INT_ACK;
+        let pc = self.pc;
+        if self.im == 2 {
+            let v = bus.int_vector();
+            self.push(bus, ts, pc);
+            let a = ((self.i as u16) << 8) | v as u16;
+            let lo = self.rd(bus, ts, a) as u16;
+            let hi = self.rd(bus, ts, a.wrapping_add(1)) as u16;
+            self.pc = (hi << 8) | lo;
+        } else {
+            // IM 0 with 0xFF on the data bus (the Mega Drive) is RST 38h,
+            // same as IM 1.
+            self.push(bus, ts, pc);
+            self.pc = 0x0038;
+        }
+        self.memptr = self.pc;
+    }
+
+    /// One step: accept a pending interrupt if allowed, then execute one
+    /// instruction (or one more prefix byte of a DD/FD chain).
+    #[inline(always)]
+    pub fn step<Bs: Bus>(&mut self, bus: &mut Bs) {
+        let mut ts = self.tstates;
+        self.step_t(bus, &mut ts);
+        self.tstates = ts;
+    }
+
+    /// [`Z80::step`] with the T-state counter apart from the registers
+    /// (`ts`, in place of [`Z80::tstates`]): in `run_until` it is a local
+    /// of its own, which the compiler keeps in a host register even though
+    /// the rest of the register file stays in memory.
+    #[inline(always)]
+    pub(crate) fn step_t<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+        if self.int_blocked {
+            self.int_blocked = false;
+            if self.prefix != 0 {
+                self.step_pending_prefix(bus, ts);
+                return;
+            }
+        } else if self.iff1 && bus.int_line() {
+            self.interrupt(bus, ts);
+        }
+        let op = self.fetch_op(bus, ts);
+        self.begin();
+        self.exec_main::<0, Bs>(bus, ts, op);
+    }
+
+    /// The step after a DD/FD that was followed by another prefix: that
+    /// prefix was fetched already.
+    #[inline(always)]
+    pub(crate) fn step_pending_prefix<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+        let op = self.prefix;
+        self.prefix = 0;
+        self.begin();
+        match op {
+            0xDD => self.prefixed::<1, Bs>(bus, ts),
+            0xFD => self.prefixed::<2, Bs>(bus, ts),
+            _ => {
+                let op2 = self.fetch_op(bus, ts);
+                self.exec_ed(bus, ts, op2);
+            }
+        }
+    }
+
+    /// Run steps until the T-state counter reaches `until`. The registers
+    /// live in a local copy meanwhile, and the T-state counter in a local of
+    /// its own: the copy stays in memory (the CB/ED decoders index the
+    /// register file at run time, so LLVM cannot split it into scalars),
+    /// the counter in a host register.
+    ///
+    /// A CPU that starts the call idle (halted, or on `JR $` / `JP $`) with
+    /// no interrupt to accept and code the bus lets it [`Bus::peek`] jumps
+    /// to the end of the call in one go: same T-states, R, MEMPTR and Q as
+    /// stepping there (see `skip_idle`).
+    #[inline]
+    pub fn run_until<Bs: Bus>(&mut self, bus: &mut Bs, until: u64) {
+        let mut cpu = self.clone();
+        if cpu.tstates < until {
+            cpu.skip_idle(bus, until);
+        }
+        let mut ts = cpu.tstates;
+        while ts < until {
+            cpu.step_t(bus, &mut ts);
+        }
+        cpu.tstates = ts;
+        *self = cpu;
+    }
+
+    /// Pass over the idle loop at PC up to `until`, if there is one:
+    /// `HALT` while halted (each pass re-fetches the HALT opcode: one M1
+    /// cycle, 4 T, Zilog UM0080), `JR $` (18 FE: 4 + 3 + 5 = 12 T, UM0080
+    /// "JR e") or `JP $` (C3 nn with nn = PC: 4 + 3 + 3 = 10 T, UM0080
+    /// "JP nn"). Only when stepping would take no interrupt (IFF1 clear or
+    /// /INT high; the line cannot change during these passes since they make
+    /// no bus access that has an effect) and no prefix or EI/DI delay is
+    /// pending. Every pass starts as many T-states later as it lasts, so the
+    /// steps that `run_until` would make are the passes starting before
+    /// `until`: n = ceil((until - now) / period). Each pass has one M1 (R + 1),
+    /// writes no flags (Q: 0, the previous Q moves to "last" once), and a
+    /// jump sets MEMPTR to its target, PC itself.
+    #[inline]
+    pub(crate) fn skip_idle<Bs: Bus>(&mut self, bus: &mut Bs, until: u64) {
+        if self.int_blocked || self.prefix != 0 || (self.iff1 && bus.int_line()) {
+            return;
+        }
+        let pc = self.pc;
+        let Some(op) = bus.peek(pc) else {
+            return;
+        };
+        let period = if self.halted {
+            if op != 0x76 {
+                return;
+            }
+            T_M1
+        } else if op == 0x18 && bus.peek(pc.wrapping_add(1)) == Some(0xFE) {
+            T_M1 + T_MEM + 5
+        } else if op == 0xC3
+            && bus.peek(pc.wrapping_add(1)) == Some(pc as u8)
+            && bus.peek(pc.wrapping_add(2)) == Some((pc >> 8) as u8)
+        {
+            T_M1 + 2 * T_MEM
+        } else {
+            return;
+        };
+        let n = (until - self.tstates).div_ceil(period);
+        self.tstates += n * period;
+        // R counts M1 cycles modulo 128 (bit 7 kept apart): adding n mod 256
+        // to the counter is n single increments.
+        self.rc = self.rc.wrapping_add(n as u8);
+        self.last_q = if n == 1 { self.q } else { 0 };
+        self.q = 0;
+        if !self.halted {
+            self.memptr = pc;
+        }
+    }
+
+    /// Start of an instruction: Q moves to "previous", the new Q is 0
+    /// until the instruction writes the flags.
+    #[inline(always)]
+    pub(crate) fn begin(&mut self) {
+        self.last_q = self.q;
+        self.q = 0;
+    }
+
+    /// After a DD (P = 1) or FD (P = 2) prefix; `begin` has run.
+    #[inline(always)]
+    pub(crate) fn prefixed<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+        let op = self.fetch_op(bus, ts);
+        match op {
+            // Another prefix: the first one acted as a 4 T no-op; no
+            // interrupt is accepted in between (Young, "DD and FD prefixes").
+            // No instruction ran: Q is as before.
+            0xDD | 0xFD | 0xED => {
+                self.prefix = op;
+                self.int_blocked = true;
+                self.q = self.last_q;
+            }
+            0xCB => self.exec_xycb::<P, Bs>(bus, ts),
+            _ => self.exec_main::<P, Bs>(bus, ts, op),
+        }
+    }
+}
