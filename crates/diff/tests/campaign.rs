@@ -430,7 +430,7 @@ fn base_report_round_trips() {
     // The same report as a file, for the regression fixtures made from it
     // (regenerate with RETROPROF_BLESS=1 when the report model changes).
     let fixture = fixtures().join("base_report.json");
-    if std::env::var_os("RETROPROF_BLESS").is_some() {
+    if retroprof_testkit::bless() {
         std::fs::write(&fixture, &json).unwrap();
     }
     let on_disk = read_report(&fixture).unwrap();

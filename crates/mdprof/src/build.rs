@@ -234,11 +234,7 @@ pub(crate) fn report(
         active_lines: last.map_or(224, |l| l.active_lines),
     };
     let rom = &s.rom;
-    let title = if rom.header.overseas_name.trim().is_empty() {
-        rom.header.domestic_name.clone()
-    } else {
-        rom.header.overseas_name.clone()
-    };
+    let title = rom.title().to_string();
     let symbols = match &s.symbols {
         Some(sy) => SymbolsInfo {
             source: match sy.source {

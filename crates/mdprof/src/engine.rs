@@ -795,7 +795,7 @@ impl MdObserver for Profiler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use retroprof_symbols::{IndexOptions, Symbol, SymbolKind, SymbolTable};
+    use retroprof_symbols::{Symbol, SymbolKind, SymbolTable};
 
     fn sym(name: &str, addr: u64) -> Symbol {
         Symbol {
@@ -824,8 +824,12 @@ mod tests {
         let mut rom = vec![0u8; 0x800];
         rom[0x502] = 0x4E;
         rom[0x503] = 0x73;
-        let idx = FunctionIndex::build(&table, None, &IndexOptions::mega_drive(rom.len() as u64))
-            .unwrap();
+        let idx = FunctionIndex::build(
+            &table,
+            None,
+            &crate::romsyms::index_options(rom.len() as u64),
+        )
+        .unwrap();
         let (attr, found) = Attribution::build(
             &idx,
             &rom,

@@ -33,7 +33,7 @@
 //!
 //! # API for the CLI (`crates/cli/src/cmd/profile.rs`)
 //! ```ignore
-//! let index = symbols.build_index(&IndexOptions::mega_drive(rom.size() as u64))?;
+//! let index = symbols.build_index(&retroprof_mdprof::romsyms::index_options(rom.size() as u64))?;
 //! let mut heap = HeapBridge::new(rom.data(), &index, HeapBridgeOptions {
 //!     name: rom_name.into(),
 //!     keep_log: args.heap_file.is_some(),

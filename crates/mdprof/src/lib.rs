@@ -17,6 +17,7 @@ pub mod heapbridge;
 pub mod html;
 pub mod output;
 pub mod report;
+pub mod romsyms;
 pub mod sampler;
 pub mod trace;
 
@@ -27,7 +28,7 @@ use std::path::Path;
 use retroprof_megadrive::{
     Config, FrameInfo, InputScript, MdObserver, ReferenceRules, Region, Rom, RunError, System,
 };
-use retroprof_symbols::{FunctionIndex, IndexOptions, SymbolKind, SymbolTable, Symbols};
+use retroprof_symbols::{FunctionIndex, SymbolKind, SymbolTable, Symbols};
 
 pub use engine::{Attribution, Profiler};
 pub use report::Report;
@@ -122,11 +123,11 @@ pub struct Session {
 }
 
 /// Find the symbols for `rom_path` (ELF preferred, with an nm listing
-/// merged; see `Symbols::find_for_rom`), or load `explicit`.
+/// merged; see [`romsyms::find_for_rom`]), or load `explicit`.
 pub fn load_symbols(rom_path: &Path, explicit: Option<&Path>) -> Result<Option<Symbols>, Error> {
     match explicit {
         Some(p) => Ok(Some(Symbols::load(p)?)),
-        None => Ok(Symbols::find_for_rom(rom_path)?),
+        None => Ok(romsyms::find_for_rom(rom_path)?),
     }
 }
 
@@ -220,14 +221,10 @@ impl Session {
         if let Some(s) = symbols.as_mut() {
             s.mask_addresses(0xFF_FFFF);
             warnings.append(&mut s.warnings);
-            let entry = if rom.data.len() >= 8 {
-                u32::from_be_bytes([rom.data[4], rom.data[5], rom.data[6], rom.data[7]]) as u64
-            } else {
-                0
-            };
-            warnings.extend(s.validate_against_rom(rom_len, entry));
-            warnings.extend(s.validate_against_rom_bytes(&rom.data));
-            warnings.extend(s.validate_call_targets(&rom.data));
+            let entry = rom.entry_point() as u64;
+            warnings.extend(romsyms::validate_against_rom(s, rom_len, entry));
+            warnings.extend(romsyms::validate_against_rom_bytes(s, &rom.data));
+            warnings.extend(romsyms::validate_call_targets(s, &rom.data));
         } else {
             warnings.push(
                 "no symbols found (symbol.txt / rom.out / *.elf next to the ROM or in out/): \
@@ -235,7 +232,7 @@ impl Session {
                     .into(),
             );
         }
-        let mut iopts = IndexOptions::mega_drive(rom_len);
+        let mut iopts = romsyms::index_options(rom_len);
         iopts.keep_labels = options.keep_labels;
         let index = match &symbols {
             Some(s) => s.build_index(&iopts)?,

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use retroprof_mdprof::heapbridge::{HeapBridge, HeapBridgeOptions};
+use retroprof_mdprof::romsyms::index_options;
 use retroprof_megadrive::{Config, Rom, System};
-use retroprof_symbols::{IndexOptions, Symbols};
+use retroprof_symbols::Symbols;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -66,7 +67,7 @@ fn heap_rom_matches_its_own_accounting() {
     let l = load(&dir.join("rom.bin"), &dir.join("symbol.txt"));
     let index = l
         .symbols
-        .build_index(&IndexOptions::mega_drive(l.rom.data.len() as u64))
+        .build_index(&index_options(l.rom.data.len() as u64))
         .unwrap();
     let mut bridge = HeapBridge::new(
         &l.rom.data,

@@ -4,11 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use retroprof_mdprof::romsyms::index_options;
 use retroprof_mdprof::sampler::{self, Sampler};
 use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, Config, InstrCost, MdObserver, Rom, System};
 use retroprof_samples::{histogram, symbolise, HistFormat, SymboliseOptions};
-use retroprof_symbols::{FunctionIndex, IndexOptions, Symbols};
+use retroprof_symbols::{FunctionIndex, Symbols};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -37,7 +38,7 @@ fn sampled_shares_agree_with_exact_cycles() {
     let syms_path = dir.join("symbol.txt");
     let symbols = Symbols::load(&syms_path).unwrap();
     let index = symbols
-        .build_index(&IndexOptions::mega_drive(rom.data.len() as u64))
+        .build_index(&index_options(rom.data.len() as u64))
         .unwrap();
     let mut sys = System::new(&rom, Config::default());
     let hz = 2000;

@@ -14,6 +14,7 @@ pub mod cart;
 pub mod input;
 pub mod io;
 pub mod observer;
+pub mod reference;
 pub mod render;
 pub mod rom;
 pub mod system;
@@ -25,6 +26,7 @@ pub mod z80;
 pub use input::{Buttons, InputParseError, InputScript, InputSpan};
 pub use io::PadKind;
 pub use observer::{Clock, DmaEvent, InstrCost, MdObserver, PcSet, SystemView, VdpPort};
+pub use reference::ReferenceRules;
 /// The 68000 core's types that appear in this crate's API (the observer's
 /// exception events, [`SystemView::regs`]): users need no direct
 /// dependency on `retroprof-m68k`.
@@ -32,4 +34,3 @@ pub use retroprof_m68k::{ExceptionKind, Registers};
 pub use rom::{Region, Rom, RomError};
 pub use system::{BusCounters, Config, FrameInfo, RecentPcs, RunError, System};
 pub use vdp::{DmaKind, DmaSpan, DmaTarget};
-pub use z80::ReferenceRules;

@@ -238,6 +238,41 @@ impl Rom {
         self.header.checksum == self.computed_checksum
     }
 
+    /// The reset vector: the initial program counter at 0x4 (the 68000
+    /// reads SSP from 0x0 and PC from 0x4 at reset; M68000 User's Manual,
+    /// "Reset"), 0 for an image shorter than 8 bytes.
+    pub fn entry_point(&self) -> u32 {
+        if self.data.len() >= 8 {
+            be32(&self.data, 4)
+        } else {
+            0
+        }
+    }
+
+    /// The game's name: the overseas name (0x150), or the domestic one
+    /// (0x120) when the overseas one is blank.
+    pub fn title(&self) -> &str {
+        if self.header.overseas_name.trim().is_empty() {
+            &self.header.domestic_name
+        } else {
+            &self.header.overseas_name
+        }
+    }
+
+    /// The region of a console of the given video standard for this ROM
+    /// (a region forced by the user): PAL is a European console; NTSC a
+    /// Japanese one when the header asks for Japan ([`Rom::region`]), else
+    /// an American one.
+    pub fn region_with_standard(&self, pal: bool) -> Region {
+        if pal {
+            Region::EuropePal
+        } else if self.region() == Region::JapanNtsc {
+            Region::JapanNtsc
+        } else {
+            Region::UsaNtsc
+        }
+    }
+
     /// Region the header asks for: an overseas NTSC console when 'U' is
     /// listed (or the new-style hex digit has bit 2), else Japan when 'J'
     /// (bit 0), else Europe PAL when 'E' (bit 3); NTSC USA when unreadable.
@@ -340,6 +375,24 @@ mod tests {
         let s = r.header.sram.unwrap();
         assert!(s.odd_only);
         assert_eq!((s.start, s.end, s.size()), (0x200001, 0x203FFF, 0x2000));
+    }
+
+    #[test]
+    fn entry_point_title_and_forced_standard() {
+        let mut d = header_image(0x200, b"J");
+        d[4..8].copy_from_slice(&0x0000_0204u32.to_be_bytes());
+        let r = load(d).unwrap();
+        assert_eq!(r.entry_point(), 0x204);
+        // No overseas name: the domestic one.
+        assert_eq!(r.title(), "TEST");
+        assert_eq!(r.region_with_standard(false), Region::JapanNtsc);
+        assert_eq!(r.region_with_standard(true), Region::EuropePal);
+        let mut d = header_image(0x200, b"E");
+        d[0x150..0x156].copy_from_slice(b"ABROAD");
+        let r = load(d).unwrap();
+        assert_eq!(r.title(), "ABROAD");
+        // A European ROM forced to NTSC runs on an American console.
+        assert_eq!(r.region_with_standard(false), Region::UsaNtsc);
     }
 
     #[test]

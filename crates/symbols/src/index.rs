@@ -136,31 +136,6 @@ pub struct IndexOptions {
     pub addr_mask: u64,
 }
 
-impl IndexOptions {
-    /// Mega Drive: ROM `0..rom_len` and work RAM `0xFF0000..0x1000000`,
-    /// one entry per 2 bytes, 24-bit addresses, 256-byte buckets.
-    pub fn mega_drive(rom_len: u64) -> Self {
-        IndexOptions {
-            ranges: vec![
-                RangeSpec {
-                    name: "rom".into(),
-                    start: 0,
-                    end: rom_len.min(0x40_0000),
-                },
-                RangeSpec {
-                    name: "ram".into(),
-                    start: 0xFF_0000,
-                    end: 0x100_0000,
-                },
-            ],
-            shift: 1,
-            keep_labels: false,
-            bucket_size: 0x100,
-            addr_mask: 0xFF_FFFF,
-        }
-    }
-}
-
 /// One densely indexed range.
 #[derive(Clone, Debug)]
 pub struct IndexRange {
@@ -684,7 +659,26 @@ mod tests {
             SymbolKind::Text,
             true,
         )]);
-        let ix = FunctionIndex::build(&table, None, &IndexOptions::mega_drive(0x200)).unwrap();
+        // A 24-bit address space with RAM at 0xFF0000 (a 68000 console).
+        let md = IndexOptions {
+            ranges: vec![
+                RangeSpec {
+                    name: "rom".into(),
+                    start: 0,
+                    end: 0x200,
+                },
+                RangeSpec {
+                    name: "ram".into(),
+                    start: 0xFF_0000,
+                    end: 0x100_0000,
+                },
+            ],
+            shift: 1,
+            keep_labels: false,
+            bucket_size: 0x100,
+            addr_mask: 0xFF_FFFF,
+        };
+        let ix = FunctionIndex::build(&table, None, &md).unwrap();
         assert_eq!(ix.function_at(0xFF0110).name, "ram_code");
         assert_eq!(ix.function_at(0xFF0120).name, "ram_0xff0100");
         let mut o = opts();

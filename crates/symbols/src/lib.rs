@@ -4,10 +4,13 @@
 //! [`SymbolTable`] is sorted by address and answers look-ups by binary
 //! search; hot paths build a dense [`FunctionIndex`] from it once.
 //! [`Symbols`] loads a table from an nm listing ([`Symbols::load_nm`]), an
-//! ELF file ([`Symbols::load_elf`], with DWARF when present) or finds the
-//! files that belong to a ROM ([`Symbols::find_for_rom`]).
+//! ELF file ([`Symbols::load_elf`], with DWARF when present) or either by
+//! content ([`Symbols::load`]), and merges an nm listing's `file:line` into
+//! an ELF's symbols ([`Symbols::merge_listing`]). The crate knows no
+//! console: which files belong to a Mega Drive ROM, the console's index
+//! ranges and the checks against a ROM live in `retroprof-mdprof`
+//! (`romsyms`).
 
-mod discover;
 mod elf;
 mod index;
 pub mod input;
@@ -20,7 +23,7 @@ pub use index::{
     clone_base_name, Function, FunctionIndex, FunctionOrigin, IndexOptions, IndexRange,
     InlineFrame, RangeSpec, BOUNDARY_MARKERS,
 };
-pub use symbols::{SymbolSource, Symbols};
+pub use symbols::{is_function_symbol, SymbolSource, Symbols};
 
 /// Errors from the symbol loaders and the index builder.
 #[derive(Debug, thiserror::Error)]

@@ -249,7 +249,7 @@ pub fn run(a: DiffArgs) -> anyhow::Result<ExitCode> {
         }
     }
     for side in [&a.base, &a.new] {
-        for c in retroprof_samples::retroprof_symbols::Symbols::candidates_for_rom(side) {
+        for c in retroprof_mdprof::romsyms::candidates_for_rom(side) {
             plan.input("a symbol file of a ROM side", &c);
         }
     }

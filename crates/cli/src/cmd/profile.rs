@@ -161,16 +161,7 @@ pub struct ProfileArgs {
 }
 
 fn region_of(arg: Option<RegionArg>, rom: &Rom) -> Option<Region> {
-    arg.map(|r| match r {
-        RegionArg::Ntsc => {
-            if rom.region() == Region::JapanNtsc {
-                Region::JapanNtsc
-            } else {
-                Region::UsaNtsc
-            }
-        }
-        RegionArg::Pal => Region::EuropePal,
-    })
+    arg.map(|r| rom.region_with_standard(r == RegionArg::Pal))
 }
 
 fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
@@ -373,7 +364,7 @@ fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
     let mut plan = OutputPlan::new();
     for rom in &args.roms {
         plan.input("the ROM", rom);
-        for c in retroprof_samples::retroprof_symbols::Symbols::candidates_for_rom(rom) {
+        for c in retroprof_mdprof::romsyms::candidates_for_rom(rom) {
             plan.input("a symbol file of the ROM", &c);
         }
     }

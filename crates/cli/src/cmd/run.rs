@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use retroprof_megadrive::render::{encode_png, Image};
-use retroprof_megadrive::{Config, InputScript, Region, Rom, System};
+use retroprof_megadrive::{Config, InputScript, Rom, System};
 use retroprof_profile::write as pw;
 
 use super::UsageError;
@@ -144,16 +144,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         None => retroprof_mdprof::demo::load().0,
     };
     let config = Config {
-        region: args.region.map(|r| match r {
-            RegionArg::Ntsc => {
-                if rom.region() == Region::JapanNtsc {
-                    Region::JapanNtsc
-                } else {
-                    Region::UsaNtsc
-                }
-            }
-            RegionArg::Pal => Region::EuropePal,
-        }),
+        region: args
+            .region
+            .map(|r| rom.region_with_standard(r == RegionArg::Pal)),
         ..Config::default()
     };
     let mut sys = System::new(&rom, config);

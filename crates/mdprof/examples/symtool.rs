@@ -2,20 +2,20 @@
 //! answer address queries (a manual check and a speed measurement):
 //!
 //! ```text
-//! cargo run --release -p retroprof-symbols --example symtool -- ROM [ADDR...]
+//! cargo run --release -p retroprof-mdprof --example symtool -- ROM [ADDR...]
 //! ```
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use retroprof_symbols::{IndexOptions, Symbols};
+use retroprof_mdprof::romsyms;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let rom_path = PathBuf::from(args.next().ok_or("usage: symtool ROM [ADDR...]")?);
     let rom = std::fs::read(&rom_path)?;
     let t = Instant::now();
-    let syms = Symbols::find_for_rom(&rom_path)?.ok_or("no symbols found next to the ROM")?;
+    let syms = romsyms::find_for_rom(&rom_path)?.ok_or("no symbols found next to the ROM")?;
     let t_load = t.elapsed();
     println!(
         "symbols: {} ({:?}), {} entries, {} function symbols, DWARF: {}, also read: {:?}",
@@ -34,14 +34,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         0
     };
-    for w in syms.validate_against_rom(rom.len() as u64, entry) {
+    for w in romsyms::validate_against_rom(&syms, rom.len() as u64, entry) {
         println!("warning: {w}");
     }
-    for w in syms.validate_against_rom_bytes(&rom) {
+    for w in romsyms::validate_against_rom_bytes(&syms, &rom) {
         println!("warning: {w}");
     }
     let t = Instant::now();
-    let ix = syms.build_index(&IndexOptions::mega_drive(rom.len() as u64))?;
+    let ix = syms.build_index(&romsyms::index_options(rom.len() as u64))?;
     let t_index = t.elapsed();
     println!(
         "index: {} functions ({} ranges), {} inline contexts; load {t_load:?}, index {t_index:?}",
