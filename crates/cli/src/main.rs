@@ -21,7 +21,7 @@ mod cmd;
         retroprof profile                      profile the built-in demo\n  \
         retroprof profile game.bin --html game.html\n  \
         retroprof heap alloc.log --png heap.png\n  \
-        retroprof completions bash > ~/.local/share/bash-completion/completions/retroprof\n  \
+        echo 'source <(retroprof completions bash)' >> ~/.bashrc\n  \
         retroprof man --dir ~/.local/share/man/man1"
 )]
 struct Cli {
@@ -50,8 +50,8 @@ enum Command {
     about = "Print a shell completion script (bash, zsh, fish, elvish, powershell)",
     long_about = "Prints the completion script for SHELL on standard output.",
     after_long_help = "Examples:\n  \
-        retroprof completions bash > ~/.local/share/bash-completion/completions/retroprof\n  \
-        retroprof completions zsh > ~/.zfunc/_retroprof      (with fpath+=~/.zfunc)\n  \
+        echo 'source <(retroprof completions bash)' >> ~/.bashrc\n  \
+        retroprof completions zsh > ~/.zfunc/_retroprof    (with fpath+=~/.zfunc)\n  \
         retroprof completions fish > ~/.config/fish/completions/retroprof.fish"
 )]
 struct CompletionsArgs {

@@ -160,16 +160,39 @@ fn help_is_wrapped_to_the_terminal_width() {
     for sub in SUBCOMMANDS.iter().chain(&["completions", "man"]) {
         let o = run_env(&[sub, "--help"], None, &[("COLUMNS", "80")]);
         ok(&o);
-        for line in text(&o.stdout).lines() {
+        let help = text(&o.stdout);
+        for line in help.lines() {
             assert!(
                 line.chars().count() <= 80,
                 "{sub} --help: a line of {} columns:\n{line}",
                 line.chars().count()
             );
         }
+        // Each example fits on its line (a wrapped command cannot be
+        // copied): every line after "Examples:" is a whole command.
+        let examples = help
+            .split_once("Examples:\n")
+            .expect("an Examples section")
+            .1;
+        for line in examples.lines().filter(|l| !l.trim().is_empty()) {
+            assert!(
+                ["  retroprof ", "  echo ", "  zcat "]
+                    .iter()
+                    .any(|p| line.starts_with(p)),
+                "{sub} --help: an example wrapped at 80 columns: {line:?}"
+            );
+        }
     }
     let o = run_env(&["--help"], None, &[("COLUMNS", "80")]);
-    assert!(text(&o.stdout).lines().all(|l| l.chars().count() <= 80));
+    let help = text(&o.stdout);
+    assert!(help.lines().all(|l| l.chars().count() <= 80));
+    let examples = help
+        .split_once("Examples:\n")
+        .expect("an Examples section")
+        .1;
+    assert!(examples
+        .lines()
+        .all(|l| l.starts_with("  retroprof ") || l.starts_with("  echo ")));
 }
 
 /// Enumerated options list their values in help and refuse others with a

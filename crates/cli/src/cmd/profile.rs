@@ -38,7 +38,7 @@ use crate::{out, outln};
                   errors (also: the game stopped the CPU).",
     after_long_help = "Examples:\n  \
         retroprof profile                              the built-in demo\n  \
-        retroprof profile game.bin --html game.html    then open game.html in a browser\n  \
+        retroprof profile game.bin --html game.html    open it in a browser\n  \
         retroprof profile game.bin -n 3600 -i 60-:R -i 120-130:C\n  \
         retroprof profile game.bin -q --csv - | column -s, -t | less\n  \
         retroprof profile game.bin --pprof game.pb.gz && go tool pprof -top game.pb.gz\n  \

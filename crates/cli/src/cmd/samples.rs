@@ -35,7 +35,7 @@ use crate::out;
         retroprof samples PROFILE.BIN -m GAME.MAP\n  \
         retroprof samples run1.bin run2.bin -m game.map --segment _TEXT --top 40\n  \
         retroprof samples GAME.PRF -m GAME.MAP --speedscope game.speedscope.json\n  \
-        retroprof samples hist.txt -m game.elf -q --folded - | flamegraph.pl > game.svg\n  \
+        retroprof samples hist.txt -m a.elf -q --folded - | flamegraph.pl > a.svg\n  \
         retroprof samples dump.bin -m symbol.txt --base 0x000200 --pprof game.pb.gz"
 )]
 pub struct SamplesArgs {
