@@ -606,3 +606,56 @@ fn man_pages() {
         ]
     );
 }
+
+/// Run `args` on a pseudo-terminal (util-linux `script`, part of every
+/// Debian system: bsdutils is Essential): what a user at a terminal sees,
+/// and the exit code.
+fn on_terminal(args: &[&str], env: &[(&str, &str)], dir: &Path) -> Output {
+    let cmd = std::iter::once(BIN)
+        .chain(args.iter().copied())
+        .map(|a| format!("'{a}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Command::new("script")
+        .args(["-q", "-e", "-c", &cmd])
+        .arg(dir.join("typescript"))
+        .env_remove("NO_COLOR")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux `script` (bsdutils) is needed for the terminal tests")
+}
+
+/// On a terminal, `--color auto` colours and NO_COLOR stops it, and
+/// binary outputs on `-` are refused (exit code 2) instead of garbling the
+/// screen.
+#[test]
+fn on_a_terminal_auto_colours_and_binary_is_refused() {
+    let d = tmp("terminal");
+    let o = on_terminal(&["profile", "-n", "3"], &[], &d);
+    ok(&o);
+    assert!(has_escape(&o.stdout), "{}", text(&o.stdout));
+    let o = on_terminal(&["profile", "-n", "3"], &[("NO_COLOR", "1")], &d);
+    ok(&o);
+    assert!(!has_escape(&o.stdout), "{}", text(&o.stdout));
+    assert!(text(&o.stdout).contains("_Entry_Point"));
+    let o = on_terminal(&["profile", "-n", "3", "--color", "never"], &[], &d);
+    assert!(!has_escape(&o.stdout));
+    for args in [
+        &["profile", "-n", "3", "--pprof", "-"][..],
+        &["profile", "-n", "3", "--sample-histogram", "-"][..],
+        &["run", "-n", "3", "--screenshot", "1:-"][..],
+    ] {
+        let o = on_terminal(args, &[], &d);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o.stdout));
+        assert!(
+            text(&o.stdout).contains("to a terminal; redirect standard output"),
+            "{args:?}: {}",
+            text(&o.stdout)
+        );
+    }
+    // Text on `-` is fine on a terminal.
+    let o = on_terminal(&["profile", "-n", "3", "--csv", "-"], &[], &d);
+    ok(&o);
+    assert!(text(&o.stdout).contains("frame,busy_cycles"));
+}
