@@ -437,6 +437,13 @@ fn dash_reads_standard_input() {
     let bytes = std::fs::read(&json).unwrap();
     let o = run_env(&["diff", json.to_str().unwrap(), "-"], Some(&bytes), &[]);
     ok(&o);
+    let o = run_env(
+        &["profile", "-n", "10", "--baseline", "-"],
+        Some(&bytes),
+        &[],
+    );
+    ok(&o);
+    assert!(text(&o.stdout).contains("(0 of"), "{}", text(&o.stdout));
     let o = run_env(&["diff", "-", "-"], Some(&bytes), &[]);
     assert_eq!(o.status.code(), Some(2));
     let o = run_env(

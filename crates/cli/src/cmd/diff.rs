@@ -61,8 +61,9 @@ impl GateArgs {
 /// [`ProfileArgs`]).
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct BaselineArgs {
-    /// Compare this run with a report of an earlier build (`profile --json`)
-    /// and print the diff (as `retroprof diff BASE.json ROM`).
+    /// Compare this run with a report of an earlier build (`profile --json`;
+    /// `-`: standard input) and print the diff (as `retroprof diff BASE.json
+    /// ROM`).
     #[arg(long, value_name = "BASE.json")]
     pub baseline: Option<PathBuf>,
 
