@@ -42,6 +42,16 @@ pub use self::speedscope::{Event, EventKind, EventedProfile, SpeedscopeOptions};
 /// no file name; [`atomic`] replaces it with the file it was writing.
 pub const STREAM_PATH: &str = "<output stream>";
 
+/// True when `path` names this process's standard output: `-` (the
+/// command-line convention; [`atomic`] writes it there, never to a file
+/// named `-`), `/dev/stdout`, `/dev/fd/1` or `/proc/self/fd/1`.
+pub fn is_stdout(path: &std::path::Path) -> bool {
+    matches!(
+        path.as_os_str().to_str(),
+        Some("-" | "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1")
+    )
+}
+
 pub(crate) fn io_err(source: std::io::Error) -> Error {
     Error::Io {
         path: STREAM_PATH.to_string(),
@@ -250,8 +260,9 @@ pub fn flamegraph_diff_svg<W: Write>(
 /// file in the same folder, which is renamed over `path` on success.
 /// If `path` exists and `replace` is false, fails with [`Error::Exists`].
 ///
-/// A character device, a FIFO or a standard-stream name (`/dev/stdout`) is
-/// written in place instead (a rename would replace the node); a symbolic
+/// `-` is standard output (written there through the process's own handle,
+/// never to a file named `-`). A character device, a FIFO or a
+/// standard-stream name (`/dev/stdout`) is written in place instead (a rename would replace the node); a symbolic
 /// link's final target is written (atomically, beside it); a directory, a
 /// block device, a socket or a dangling link is refused
 /// ([`Error::Refused`]). Stale temporaries of the same output left by a

@@ -1,7 +1,7 @@
 //! `retroprof diff BASE NEW` and `retroprof profile --baseline BASE.json`:
 //! compare two frame-budget profiles (crates/diff) and gate CI on them.
 
-use std::io::{IsTerminal, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,8 +9,7 @@ use anyhow::Context;
 use retroprof_diff::{gates, output, stacks, DiffOptions, Gates};
 use retroprof_mdprof::Report;
 
-use super::profile::{EntryArg, ProfileArgs, RuleArg};
-use super::run::RegionArg;
+use super::profile::ProfileArgs;
 use super::UsageError;
 
 /// The gates and frame matching, shared by `diff` and `profile --baseline`.
@@ -62,8 +61,9 @@ impl GateArgs {
 /// [`ProfileArgs`]).
 #[derive(clap::Args, Debug, Default, Clone)]
 pub struct BaselineArgs {
-    /// Compare this run with a report of an earlier build (`profile --json`)
-    /// and print the diff (as `retroprof diff BASE.json ROM`).
+    /// Compare this run with a report of an earlier build (`profile --json`;
+    /// `-`: standard input) and print the diff (as `retroprof diff BASE.json
+    /// ROM`).
     #[arg(long, value_name = "BASE.json")]
     pub baseline: Option<PathBuf>,
 
@@ -92,14 +92,24 @@ pub struct BaselineArgs {
                   counted from the first game loop). Everything that differs between the two \
                   runs (inputs, frames, region, options, ROM title, first loop) is reported as \
                   a warning.\n\n\
+                  Outputs: any output FILE may be `-`, standard output (one of them at most); the \
+                  terminal report then goes to standard error (-q: not at all).\n\n\
                   Exit codes: 0 done, 3 a --fail-* gate tripped, 2 bad input or arguments, 1 \
-                  other errors."
+                  other errors.",
+    after_long_help = "Examples:\n  \
+        retroprof diff base.json new.json\n  \
+        retroprof diff old.bin new.bin -n 3600 -i 60-:R\n  \
+        retroprof diff base.json new.bin --fail-load-regression 2 --fail-new-drops\n  \
+        retroprof diff base.json new.json --html diff.html --flamegraph diff.svg\n  \
+        retroprof profile new.bin -q --json - | retroprof diff base.json -"
 )]
 pub struct DiffArgs {
-    /// The reference: a `profile --json` report or a ROM.
+    /// The reference: a `profile --json` report (`-`: read from standard
+    /// input) or a ROM.
     pub base: PathBuf,
 
-    /// The build to judge: a `profile --json` report or a ROM.
+    /// The build to judge: a `profile --json` report (`-`: standard input)
+    /// or a ROM.
     pub new: PathBuf,
 
     /// Symbol file for a BASE ROM (default: found next to it).
@@ -110,41 +120,9 @@ pub struct DiffArgs {
     #[arg(long, value_name = "FILE")]
     pub symbols_new: Option<PathBuf>,
 
-    /// Frames to run (ROMs only).
-    #[arg(long, default_value_t = 1800, value_name = "N")]
-    pub frames: u64,
-
-    /// Statistics start at frame F (ROMs only).
-    #[arg(long, default_value_t = 0, value_name = "F")]
-    pub from: u64,
-
-    /// Pad 1 script, as for `profile` (ROMs only).
-    #[arg(long, value_name = "SPEC")]
-    pub input: Vec<String>,
-
-    /// Pad 2 script (ROMs only).
-    #[arg(long, value_name = "SPEC")]
-    pub input2: Vec<String>,
-
-    /// Force the console region (ROMs only).
-    #[arg(long, value_enum, value_name = "REGION")]
-    pub region: Option<RegionArg>,
-
-    /// Idle function (repeatable; ROMs only).
-    #[arg(long, value_name = "NAME")]
-    pub idle: Vec<String>,
-
-    /// Keep local labels as functions (ROMs only).
-    #[arg(long)]
-    pub keep_labels: bool,
-
-    /// Where interrupt entry is charged (ROMs only; see `profile --help`).
-    #[arg(long, value_enum, default_value_t = EntryArg::Handler, value_name = "WHERE")]
-    pub entry: EntryArg,
-
-    /// A reference emulator timing rule (repeatable; ROMs only).
-    #[arg(long, value_enum, value_name = "RULE")]
-    pub reference_rule: Vec<RuleArg>,
+    /// How a ROM side is run (the same for both; the options of `profile`).
+    #[command(flatten)]
+    pub rom: super::opts::RomArgs,
 
     /// Functions shown, frames shown.
     #[arg(long, default_value_t = 10, value_name = "N")]
@@ -178,13 +156,12 @@ pub struct DiffArgs {
     pub pprof: Option<PathBuf>,
 }
 
-/// Colour on a terminal unless NO_COLOR is set (<https://no-color.org>).
-pub fn use_color() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty())
-}
-
 /// Is `path` a JSON report (first non-blank byte `{`) rather than a ROM?
+/// (`-`, standard input, is always a report.)
 fn is_report(path: &Path) -> anyhow::Result<bool> {
+    if path.as_os_str() == "-" {
+        return Ok(true);
+    }
     let mut f =
         std::fs::File::open(path).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
     let mut head = [0u8; 256];
@@ -199,23 +176,23 @@ fn is_report(path: &Path) -> anyhow::Result<bool> {
     Ok(retroprof_diff::load::looks_like_json(&head[..n]))
 }
 
+/// Read a `profile --json` report; `-` is standard input (bounded as a
+/// file is: [`retroprof_diff::load::MAX_REPORT_BYTES`]).
 fn read_report(path: &Path) -> anyhow::Result<Report> {
+    if path.as_os_str() == "-" {
+        let bytes = super::read_input(path, retroprof_diff::load::MAX_REPORT_BYTES)
+            .map_err(|e| UsageError(format!("reading a report from standard input: {e}")))?;
+        return retroprof_diff::load::parse_report(Path::new("<standard input>"), &bytes)
+            .map_err(|e| UsageError(e.to_string()).into());
+    }
     retroprof_diff::read_report(path).map_err(|e| UsageError(e.to_string()).into())
 }
 
 /// The `profile` arguments a ROM side is profiled with.
 fn profile_args(a: &DiffArgs, symbols: Option<PathBuf>) -> ProfileArgs {
     ProfileArgs {
-        frames: a.frames,
-        from: a.from,
-        input: a.input.clone(),
-        input2: a.input2.clone(),
-        region: a.region,
-        idle: a.idle.clone(),
+        rom: a.rom.clone(),
         top: a.top.max(1),
-        keep_labels: a.keep_labels,
-        entry: a.entry,
-        reference_rule: a.reference_rule.clone(),
         symbols,
         ..ProfileArgs::default()
     }
@@ -232,10 +209,17 @@ fn write_out(
 }
 
 pub fn run(a: DiffArgs) -> anyhow::Result<ExitCode> {
-    if a.frames == 0 {
+    if a.rom.frames == 0 {
         return Err(UsageError("--frames must be at least 1".into()).into());
     }
     let gates = a.gates.gates()?;
+    if a.base.as_os_str() == "-" && a.new.as_os_str() == "-" {
+        return Err(UsageError(
+            "BASE and NEW are both `-`: standard input holds one report; give the other as a file"
+                .into(),
+        )
+        .into());
+    }
     // Nothing the user gave is overwritten, and every output can be written.
     let mut plan = retroprof_profile::write::OutputPlan::new();
     plan.input("the base (BASE)", &a.base);
@@ -264,6 +248,9 @@ pub fn run(a: DiffArgs) -> anyhow::Result<ExitCode> {
         if let Some(p) = p {
             plan.output(what, p);
         }
+    }
+    if let Some(p) = &a.pprof {
+        super::refuse_binary_on_terminal("--pprof", p, "a gzip-compressed profile")?;
     }
     super::check_outputs(&plan)?;
     let sides = [
@@ -324,7 +311,7 @@ pub fn run(a: DiffArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &a.pprof {
         write_out(p, &|w| stacks::pprof(&base, &new, &d, w))?;
     }
-    crate::out!("{}", output::terminal(&d, a.top.max(1), use_color()));
+    crate::out!("{}", output::terminal(&d, a.top.max(1), super::ui::color()));
     let failures = gates::check(&d, &gates);
     if !failures.is_empty() {
         for f in &failures {

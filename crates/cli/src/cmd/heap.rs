@@ -1,6 +1,6 @@
 //! `retroprof heap`: replay an allocation log.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,9 +9,7 @@ use retroprof_heap::memmap::{self, MapOptions};
 use retroprof_heap::output;
 use retroprof_heap::report::{self, TerminalOptions};
 use retroprof_heap::symbolize::SymbolFile;
-use retroprof_heap::{
-    At, DriveOptions, Grouping, LogReader, Replay, ReplayOptions, Span, Symbolizer,
-};
+use retroprof_heap::{At, DriveOptions, LogReader, Replay, ReplayOptions, Span, Symbolizer};
 
 use super::UsageError;
 
@@ -28,8 +26,18 @@ use super::UsageError;
                   'Frame N' markers, or retroprof's generic format ('alloc SIZE PTR CALLER \
                   [frame=N] [time=T] [stack=A,B]', 'free PTR CALLER', 'frame N'; see \
                   crates/heap/FORMAT.md). Plain or gzip, a file or '-' for standard input.\n\n\
+                  Outputs: any output FILE may be `-`, standard output (one of them at most); the \
+                  report then goes to standard error (-q: not at all). --png and --pprof are not \
+                  written to a terminal.\n\n\
                   Exit codes: 0 done, 2 bad input or arguments (with --strict: a malformed line, \
-                  reported as FILE:LINE), 1 other errors."
+                  reported as FILE:LINE), 1 other errors.",
+    after_long_help = "Examples:\n  \
+        retroprof heap alloc.log\n  \
+        retroprof heap alloc.log.gz -s game.elf --group line --png heap.png\n  \
+        retroprof heap alloc.log --at peak --dhat dhat.json    open in dh_view.html\n  \
+        retroprof heap alloc.log --pprof heap.pb.gz && go tool pprof -top heap.pb.gz\n  \
+        retroprof heap alloc.log -q --folded - | flamegraph.pl > heap.svg\n  \
+        zcat big.log.gz | retroprof heap - --window 1000 --csv churn.csv"
 )]
 pub struct HeapArgs {
     /// The allocation log (plain or gzip), or `-` for standard input.
@@ -37,18 +45,17 @@ pub struct HeapArgs {
 
     /// Symbols: an ELF file (symbols, DWARF lines, inlined frames) or an
     /// nm listing / linker map.
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     pub symbols: Option<PathBuf>,
 
-    /// The logging machine: mips (call at RA-8) or m68k (RA-2 looked up).
-    /// Default: from the ELF header, the log's header, or mips for the
-    /// Daedalus tracker's lines.
-    #[arg(long, value_name = "ARCH")]
-    pub arch: Option<String>,
+    /// The logging machine. Default: from the ELF header, the log's
+    /// header, or mips for the Daedalus tracker's lines.
+    #[arg(long, value_enum, value_name = "ARCH")]
+    pub arch: Option<super::opts::ArchArg>,
 
     /// Group allocations by function, source line or return address.
-    #[arg(long, value_name = "HOW", default_value = "function")]
-    pub group: String,
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = super::opts::GroupArg::Function)]
+    pub group: super::opts::GroupArg,
 
     /// Show the live set at a point: after event N, `frame:N` (at the end
     /// of frame N), or `peak` (the peak of live bytes; reads the log twice).
@@ -90,14 +97,6 @@ pub struct HeapArgs {
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
 
-    /// Colour: auto (only on a terminal), always, never.
-    #[arg(long, value_name = "WHEN", default_value = "auto")]
-    pub color: String,
-
-    /// Do not print the report (write only the files asked for).
-    #[arg(long, short)]
-    pub quiet: bool,
-
     /// Write the memory map picture (PNG): the end state, or --at.
     #[arg(long, value_name = "FILE")]
     pub png: Option<PathBuf>,
@@ -126,10 +125,9 @@ pub struct HeapArgs {
     #[arg(long, value_name = "FILE")]
     pub folded: Option<PathBuf>,
 
-    /// Value of the folded stacks: alloc_space, alloc_objects, inuse_space,
-    /// inuse_objects.
-    #[arg(long, value_name = "VALUE", default_value = "alloc_space")]
-    pub folded_value: String,
+    /// Value of the folded stacks.
+    #[arg(long, value_enum, value_name = "VALUE", default_value_t = super::opts::FoldedValueArg::AllocSpace)]
+    pub folded_value: super::opts::FoldedValueArg,
 
     /// Write the timeline as CSV (per frame or window: live bytes, live
     /// blocks, allocs, frees, bytes allocated, bytes freed).
@@ -149,12 +147,7 @@ where
 }
 
 pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
-    let grouping = Grouping::parse(&args.group).ok_or_else(|| {
-        usage(format!(
-            "--group {}: expected function, line or address",
-            args.group
-        ))
-    })?;
+    let grouping = args.group.grouping();
     let at_peak = args.at.as_deref() == Some("peak");
     let at = match &args.at {
         Some(_) if at_peak => None,
@@ -208,34 +201,10 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
     if !(8..=64).contains(&args.address_bits) {
         return Err(usage("--address-bits must be between 8 and 64".into()));
     }
-    let folded_index = output::HEAP_VALUE_TYPES
-        .iter()
-        .position(|(k, _)| *k == args.folded_value)
-        .ok_or_else(|| {
-            usage(format!(
-                "--folded-value {}: expected alloc_objects, alloc_space, inuse_objects or inuse_space",
-                args.folded_value
-            ))
-        })?;
-    let color = match args.color.as_str() {
-        "auto" => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
-        "always" => true,
-        "never" => false,
-        other => {
-            return Err(usage(format!(
-                "--color {other}: expected auto, always or never"
-            )))
-        }
-    };
+    let folded_index = args.folded_value.index();
 
     // Symbols and architecture.
-    let arch = match &args.arch {
-        Some(a) => Some(
-            retroprof_heap::Arch::parse(a)
-                .ok_or_else(|| usage(format!("--arch {a}: expected mips or m68k")))?,
-        ),
-        None => None,
-    };
+    let arch = args.arch.map(|a| a.arch());
     // Nothing the user gave is overwritten, and every output can be written.
     let mut plan = retroprof_profile::write::OutputPlan::new();
     plan.input("the log", &args.log);
@@ -254,7 +223,16 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
             plan.output(what, p);
         }
     }
+    for (what, p, kind) in [
+        ("--png", &args.png, "a PNG picture"),
+        ("--pprof", &args.pprof, "a gzip-compressed profile"),
+    ] {
+        if let Some(p) = p {
+            super::refuse_binary_on_terminal(what, p, kind)?;
+        }
+    }
     super::check_outputs(&plan)?;
+    let color = super::ui::color();
     let replay_once = |at: Option<At>, warn: bool| -> anyhow::Result<retroprof_heap::Analysis> {
         let mut arch = arch;
         let arch_fixed_by_user = arch.is_some();
@@ -311,7 +289,7 @@ pub fn run(args: HeapArgs) -> anyhow::Result<ExitCode> {
         analysis = replay_once(Some(At::Event(analysis.peak.event)), false)?;
     }
 
-    if !args.quiet {
+    if !super::ui::quiet() {
         let text = report::terminal(
             &analysis,
             &TerminalOptions {

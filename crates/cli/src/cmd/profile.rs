@@ -28,59 +28,39 @@ use crate::{out, outln};
                   (master clocks / 7). Interrupt entry is charged to the interrupt handler \
                   (--entry interrupted: to the interrupted code, as emulator hooks do).\n\n\
                   With no ROM, profiles the built-in demo (the known-costs test ROM).\n\n\
+                  Pad scripts (--input, --input2): FROM-TO:BUTTONS (inclusive), FROM:BUTTONS (one \
+                  frame) or FROM-:BUTTONS (to the end); frames count from 0; buttons are letters \
+                  of UDLRABCSXYZM (S = Start, M = Mode).\n\n\
+                  Outputs: any output FILE may be `-`, standard output (one of them at most); the \
+                  terminal report then goes to standard error (-q: not at all). Binary outputs \
+                  (--pprof, a petit --sample-histogram) are not written to a terminal.\n\n\
                   Exit codes: 0 done, 3 a --fail-* gate tripped, 2 bad input or arguments, 1 other \
-                  errors."
+                  errors (also: the game stopped the CPU).",
+    after_long_help = "Examples:\n  \
+        retroprof profile                              the built-in demo\n  \
+        retroprof profile game.bin --html game.html    open it in a browser\n  \
+        retroprof profile game.bin -n 3600 -i 60-:R -i 120-130:C\n  \
+        retroprof profile game.bin -q --csv - | column -s, -t | less\n  \
+        retroprof profile game.bin --pprof game.pb.gz && go tool pprof -top game.pb.gz\n  \
+        retroprof profile game.bin --trace game.trace.json --trace-frames 300-305\n  \
+        retroprof profile old.bin --json base.json\n  \
+        retroprof profile new.bin --baseline base.json --fail-load-regression 2\n  \
+        retroprof profile a.bin b.bin -j 2 --fail-dropped-over 0"
 )]
 pub struct ProfileArgs {
     /// ROM image(s); none = the built-in demo ROM. Several ROMs run in parallel (--jobs).
     pub roms: Vec<PathBuf>,
 
-    /// Frames to run.
-    #[arg(long, default_value_t = 1800, value_name = "N")]
-    pub frames: u64,
-
-    /// Statistics start at frame F (earlier frames still run and appear in --csv).
-    #[arg(long, default_value_t = 0, value_name = "F")]
-    pub from: u64,
-
-    /// Pad 1 script: FROM-TO:BUTTONS, FROM:BUTTONS or FROM-:BUTTONS (as for `run`).
-    #[arg(long, value_name = "SPEC")]
-    pub input: Vec<String>,
-
-    /// Pad 2 script (same syntax).
-    #[arg(long, value_name = "SPEC")]
-    pub input2: Vec<String>,
-
-    /// Force the console region instead of the ROM header's.
-    #[arg(long, value_enum, value_name = "REGION")]
-    pub region: Option<RegionArg>,
-
-    /// Idle function (repeatable); default VDP_waitVBlank and VDP_waitVSync.
-    #[arg(long, value_name = "NAME")]
-    pub idle: Vec<String>,
+    /// How the ROM is run (shared with `diff`: cmd/opts.rs).
+    #[command(flatten)]
+    pub rom: super::opts::RomArgs,
 
     /// Functions shown (and kept per frame), worst frames shown.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
 
-    /// Keep local labels (.loop) as functions of their own instead of merging them.
-    #[arg(long)]
-    pub keep_labels: bool,
-
-    /// Where interrupt entry processing (44 cycles per interrupt) is charged:
-    /// to the handler, or to the interrupted code as a before-each-instruction
-    /// emulator hook charges it (use to compare with such tools).
-    #[arg(long, value_enum, default_value_t = EntryArg::Handler, value_name = "WHERE")]
-    pub entry: EntryArg,
-
-    /// Apply one of the reference emulator's (Genesis Plus GX's) timing rules
-    /// instead of the hardware's bus-cycle timing (repeatable; a comparison
-    /// aid: each moves the Z80's phase, see crates/megadrive/README.md).
-    #[arg(long, value_enum, value_name = "RULE")]
-    pub reference_rule: Vec<RuleArg>,
-
     /// Symbol file (nm listing or ELF) instead of looking next to the ROM.
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     pub symbols: Option<PathBuf>,
 
     /// RAM value to log per frame: SYMBOL or 0xADDR, optionally :b, :w or :l (repeatable).
@@ -135,9 +115,9 @@ pub struct ProfileArgs {
     #[arg(long, default_value_t = retroprof_mdprof::sampler::DEFAULT_HZ, value_name = "HZ")]
     pub sample_hz: u64,
 
-    /// --sample-histogram layout: petit (64 KiB window of u16 counters) or text.
-    #[arg(long, default_value = "petit", value_name = "petit|text")]
-    pub sample_format: String,
+    /// --sample-histogram layout.
+    #[arg(long, value_enum, default_value_t = super::opts::SampleFormatArg::Petit, value_name = "FORMAT")]
+    pub sample_format: super::opts::SampleFormatArg,
 
     /// Chrome / Perfetto trace (frames, load, DMA, wait line; function slices with --trace-frames).
     #[arg(long, value_name = "FILE.json")]
@@ -152,7 +132,7 @@ pub struct ProfileArgs {
     pub html: Option<PathBuf>,
 
     /// ROMs profiled at once (default: the number of CPUs).
-    #[arg(long, value_name = "N")]
+    #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
 
     /// --baseline and its gates and outputs (cmd/diff.rs).
@@ -165,21 +145,22 @@ fn region_of(arg: Option<RegionArg>, rom: &Rom) -> Option<Region> {
 }
 
 fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
+    let a = &args.rom;
     ProfileOptions {
-        frames: args.frames,
-        from: args.from,
-        input: args.input.clone(),
-        input2: args.input2.clone(),
-        region: region_of(args.region, rom),
-        idle: args.idle.clone(),
+        frames: a.frames,
+        from: a.from,
+        input: a.input.clone(),
+        input2: a.input2.clone(),
+        region: region_of(a.region, rom),
+        idle: a.idle.clone(),
         top: args.top.max(1),
-        keep_labels: args.keep_labels,
+        keep_labels: a.keep_labels,
         watch: args.watch.clone(),
-        entry: match args.entry {
+        entry: match a.entry {
             EntryArg::Handler => retroprof_mdprof::EntryCharge::Handler,
             EntryArg::Interrupted => retroprof_mdprof::EntryCharge::Interrupted,
         },
-        reference_rules: reference_rules(&args.reference_rule),
+        reference_rules: reference_rules(&a.reference_rule),
     }
 }
 
@@ -394,6 +375,14 @@ fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
             plan.output(what, p);
         }
     }
+    if let Some(p) = &args.pprof {
+        super::refuse_binary_on_terminal("--pprof", p, "a gzip-compressed profile")?;
+    }
+    if let Some(p) = &args.sample_histogram {
+        if args.sample_format == super::opts::SampleFormatArg::Petit {
+            super::refuse_binary_on_terminal("--sample-histogram", p, "a binary histogram")?;
+        }
+    }
     super::check_outputs(&plan)
 }
 
@@ -437,7 +426,7 @@ fn gates(args: &ProfileArgs, r: &Report) -> Vec<String> {
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
-    if args.frames == 0 {
+    if args.rom.frames == 0 {
         return Err(UsageError("--frames must be at least 1".into()).into());
     }
     super::diff::check_baseline(&args.baseline, args.roms.len())?;
@@ -478,7 +467,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         return Err(UsageError("--jobs must be at least 1".into()).into());
     }
     check_outputs(&args)?;
-    let color = std::io::stdout().is_terminal();
+    let color = super::ui::color();
     if args.roms.is_empty() {
         outln!("No ROM given: profiling the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
         let s = session(&args, None)?;
@@ -542,7 +531,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<ExitCode> {
-    let mut bar = Progress::new(true);
+    let mut bar = Progress::new(!super::ui::quiet());
     let start = Instant::now();
     let ex = Extras::new(args, &s)?;
     let (report, ex) = ex.run(&s, &mut |d, t| bar.update(d, t));
@@ -551,7 +540,7 @@ fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<Exi
     write_outputs(args, &report)?;
     out!("{}", output::terminal(&report, color));
     ex.finish(args, &s, &report, color)?;
-    eprintln!(
+    crate::note!(
         "{} frames in {wall:.2} s ({:.0} frames/s)",
         report.frames.len(),
         report.frames.len() as f64 / wall.max(1e-9)
@@ -597,7 +586,7 @@ impl Extras {
             ),
             None => None,
         };
-        sampler::parse_format(&args.sample_format).map_err(|e| UsageError(e.to_string()))?;
+        sampler::parse_format(args.sample_format.name()).map_err(|e| UsageError(e.to_string()))?;
         let sampler = match &args.sample_histogram {
             Some(_) => {
                 let hz = s.options.region.unwrap_or(s.rom.region()).mclk_hz();
@@ -667,10 +656,10 @@ impl Extras {
             );
         }
         if let (Some(smp), Some(path)) = (self.sampler, &args.sample_histogram) {
-            let fmt = sampler::parse_format(&args.sample_format)
+            let fmt = sampler::parse_format(args.sample_format.name())
                 .map_err(|e| UsageError(e.to_string()))?;
             let info = sampler::write_file(&smp.finish(), fmt, None, path)?;
-            eprintln!("{}", info.describe(path));
+            crate::note!("{}", info.describe(path));
         }
         let ft = self.tracer.map(|t| t.finish(&s.index));
         if let Some(path) = &args.trace {

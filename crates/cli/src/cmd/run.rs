@@ -22,19 +22,30 @@ use crate::outln;
                   FROM-:BUTTONS (to the end); frames count from 0; buttons are letters of \
                   UDLRABCSXYZM (S = Start, M = Mode); several entries may be comma-separated \
                   and --input may be repeated. --input drives pad 1, --input2 pad 2.\n\n\
+                  The summary can also be written as JSON (--json FILE, schema retroprof-run/1: \
+                  see crates/cli/README.md); `-` is standard output, and the text summary then \
+                  goes to standard error (-q: not at all). A --screenshot FILE may be `-` too \
+                  (not on a terminal).\n\n\
                   Exit codes: 0 done, 2 bad input or arguments (not a ROM, bad script), 1 the \
-                  game stopped the CPU (halt, error exception, runaway) or another error."
+                  game stopped the CPU (halt, error exception, runaway) or another error.",
+    after_long_help = "Examples:\n  \
+        retroprof run game.bin\n  \
+        retroprof run game.bin -n 1200 -i 60-:S -i 120-400:R,200-210:C\n  \
+        retroprof run game.bin --screenshot 300:title.png --screenshot 900:level.png\n  \
+        retroprof run game.bin --region pal --sram\n  \
+        retroprof run game.bin -q --json - | jq .speed_fps"
 )]
 pub struct RunArgs {
     /// The ROM image (.bin/.md, plain binary).
     pub rom: Option<PathBuf>,
 
     /// Frames to run.
-    #[arg(long, default_value_t = 600, value_name = "N")]
+    #[arg(short = 'n', long, default_value_t = 600, value_name = "N")]
     pub frames: u64,
 
-    /// Pad 1 script: FROM-TO:BUTTONS, FROM:BUTTONS or FROM-:BUTTONS.
-    #[arg(long, value_name = "SPEC")]
+    /// Pad 1 script: FROM-TO:BUTTONS, FROM:BUTTONS or FROM-:BUTTONS
+    /// (buttons: letters of UDLRABCSXYZM).
+    #[arg(short = 'i', long, value_name = "SPEC")]
     pub input: Vec<String>,
 
     /// Pad 2 script (same syntax).
@@ -57,6 +68,42 @@ pub struct RunArgs {
     /// file is never the ROM).
     #[arg(long)]
     pub sram: bool,
+
+    /// Also write the summary as JSON (schema retroprof-run/1); `-` is
+    /// standard output.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+/// The schema name of `run --json`.
+pub const RUN_SCHEMA: &str = "retroprof-run/1";
+
+/// `run --json` (schema [`RUN_SCHEMA`], crates/cli/README.md), keys in
+/// this order.
+#[derive(serde::Serialize)]
+struct RunSummary {
+    schema: &'static str,
+    rom: RomSummary,
+    region: String,
+    tv: &'static str,
+    frames_requested: u64,
+    frames_run: u64,
+    emulated_s: f64,
+    wall_s: f64,
+    speed_fps: f64,
+    realtime_factor: f64,
+    sram: &'static str,
+    sram_file: Option<String>,
+    unmapped_reads: u64,
+    unmapped_writes: u64,
+    stopped: Option<String>,
+}
+
+#[derive(serde::Serialize)]
+struct RomSummary {
+    path: String,
+    bytes: usize,
+    checksum_ok: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,10 +143,7 @@ pub fn parse_screenshot(spec: &str) -> Result<(u64, PathBuf), UsageError> {
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let rom_path: &Path = match args.rom.as_deref() {
         Some(p) => p,
-        None => {
-            outln!("No ROM given: running the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
-            Path::new(retroprof_mdprof::demo::LABEL)
-        }
+        None => Path::new(retroprof_mdprof::demo::LABEL),
     };
     let pad1 = InputScript::parse(&args.input).map_err(|e| UsageError(e.to_string()))?;
     let pad2 = InputScript::parse(&args.input2).map_err(|e| UsageError(e.to_string()))?;
@@ -138,7 +182,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(p) = &sram_file {
         plan.output("the SRAM file (--sram)", p);
     }
+    if let Some(p) = &args.json {
+        plan.output("--json", p);
+    }
+    for (_, path) in &shots {
+        super::refuse_binary_on_terminal("--screenshot", path, "a PNG picture")?;
+    }
     super::check_outputs(&plan)?;
+    if args.rom.is_none() {
+        outln!("No ROM given: running the built-in demo (the known-costs test ROM, testroms/out/knowncosts).");
+    }
     let rom = match args.rom {
         Some(_) => load_rom(rom_path)?,
         None => retroprof_mdprof::demo::load().0,
@@ -241,6 +294,45 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             c.unmapped_reads,
             c.unmapped_writes
         );
+    }
+    if let Some(path) = &args.json {
+        let sram = match sram_saved {
+            Some(true) => "saved",
+            Some(false) if rom.header.sram.is_none() => "none in header",
+            Some(false) => "not written",
+            None => "off",
+        };
+        let v = RunSummary {
+            schema: RUN_SCHEMA,
+            rom: RomSummary {
+                path: rom_path.display().to_string(),
+                bytes: rom.data.len(),
+                checksum_ok: rom.checksum_ok(),
+            },
+            region: format!("{:?}", sys.region()),
+            tv: if sys.region().is_pal() { "PAL" } else { "NTSC" },
+            frames_requested: args.frames,
+            frames_run,
+            emulated_s: emulated,
+            wall_s: wall,
+            speed_fps: frames_run as f64 / wall.max(1e-9),
+            realtime_factor: emulated / wall.max(1e-9),
+            sram,
+            sram_file: sram_file.as_ref().map(|p| p.display().to_string()),
+            unmapped_reads: c.unmapped_reads,
+            unmapped_writes: c.unmapped_writes,
+            stopped: stop_error.as_ref().map(|e| e.to_string()),
+        };
+        pw::atomic(path, true, |w| {
+            serde_json::to_writer_pretty(&mut *w, &v)
+                .map_err(|e| retroprof_profile::Error::Invalid(e.to_string()))?;
+            w.write_all(b"\n")
+                .map_err(|source| retroprof_profile::Error::Io {
+                    path: pw::STREAM_PATH.into(),
+                    source,
+                })
+        })
+        .with_context(|| format!("writing {}", path.display()))?;
     }
     if let Some(e) = stop_error {
         return Err(anyhow::Error::new(e).context(format!(

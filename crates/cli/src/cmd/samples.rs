@@ -15,6 +15,7 @@ use crate::out;
 
 #[derive(clap::Args, Debug)]
 #[command(
+    about = "Turn program-counter histograms and a linker map into a per-function profile",
     long_about = "Turn program-counter histograms taken on real hardware into a per-function \
                   profile using the program's linker map.\n\n\
                   Histograms: the Petit Profiler's dump (131,072 bytes: 65,536 little-endian \
@@ -23,10 +24,22 @@ use crate::out;
                   comments). Several files are summed.\n\n\
                   Maps: MS LINK, Borland TLINK, OpenWatcom wlink, GNU ld -Map, nm listings, \
                   cc65 --dbgfile and map files, ELF; detected from the content, Shift-JIS \
-                  (cp932) decoded."
+                  (cp932) decoded.\n\n\
+                  A HISTOGRAM may be `-`, standard input (read whole, at most 64 MiB). Outputs: \
+                  any output FILE may be `-`, standard output (one of them at most); the table \
+                  then goes to standard error (-q: not at all). --pprof is not written to a \
+                  terminal.\n\n\
+                  Exit codes: 0 done, 2 bad input or arguments (with --strict: doubts about the \
+                  map), 1 other errors.",
+    after_long_help = "Examples:\n  \
+        retroprof samples PROFILE.BIN -m GAME.MAP\n  \
+        retroprof samples run1.bin run2.bin -m game.map --segment _TEXT --top 40\n  \
+        retroprof samples GAME.PRF -m GAME.MAP --speedscope game.speedscope.json\n  \
+        retroprof samples hist.txt -m a.elf -q --folded - | flamegraph.pl > a.svg\n  \
+        retroprof samples dump.bin -m symbol.txt --base 0x000200 --pprof game.pb.gz"
 )]
 pub struct SamplesArgs {
-    /// Histogram files; several are summed.
+    /// Histogram files; several are summed (`-`: standard input).
     #[arg(required = true, value_name = "HISTOGRAM")]
     pub histograms: Vec<PathBuf>,
 
@@ -34,15 +47,13 @@ pub struct SamplesArgs {
     #[arg(short, long, value_name = "MAP")]
     pub map: PathBuf,
 
-    /// Force the map format: mslink, tlink, watcom, gnu-ld, nm, cc65-dbg,
-    /// cc65-map, elf (default: detected).
-    #[arg(long, value_name = "FORMAT")]
-    pub map_format: Option<String>,
+    /// Force the map format (default: detected).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub map_format: Option<super::opts::MapFormatArg>,
 
-    /// Force the histogram format: petit, prf, text (default: detected from
-    /// size and content).
-    #[arg(long, value_name = "FORMAT")]
-    pub hist_format: Option<String>,
+    /// Force the histogram format (default: detected from size and content).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub hist_format: Option<super::opts::HistFormatArg>,
 
     /// Code segment a Petit histogram was taken in: a segment name from the
     /// map (`_TEXT`) or a paragraph in hex relative to the load image
@@ -198,14 +209,7 @@ struct Histograms {
 }
 
 fn read_histograms(args: &SamplesArgs, map: &MapFile) -> anyhow::Result<Histograms> {
-    let forced = match &args.hist_format {
-        Some(f) => Some(HistFormat::from_name(f).ok_or_else(|| {
-            usage(format!(
-                "--hist-format `{f}` is not one of: petit, prf, text"
-            ))
-        })?),
-        None => None,
-    };
+    let forced = args.hist_format.map(|f| f.format());
     let load_segment =
         match &args.load_segment {
             Some(s) => {
@@ -220,9 +224,13 @@ fn read_histograms(args: &SamplesArgs, map: &MapFile) -> anyhow::Result<Histogra
     let mut window = None;
     let mut seg_label = None;
     for path in &args.histograms {
-        let name = path.display().to_string();
+        let name = if path.as_os_str() == "-" {
+            "<standard input>".to_string()
+        } else {
+            path.display().to_string()
+        };
         let limit = retroprof_samples::retroprof_symbols::input::MAX_HISTOGRAM_BYTES;
-        let bytes = retroprof_samples::retroprof_symbols::input::read_limited(path, limit)
+        let bytes = super::read_input(path, limit)
             .map_err(|e| usage(format!("cannot read histogram {name}: {e}")))?;
         let format = match forced {
             Some(f) => f,
@@ -266,16 +274,18 @@ fn io_to(e: std::io::Error) -> retroprof_samples::retroprof_profile::Error {
 }
 
 pub fn run(args: SamplesArgs) -> anyhow::Result<ExitCode> {
-    let force = match &args.map_format {
-        Some(f) => Some(MapFormat::from_name(f).ok_or_else(|| {
-            let names: Vec<&str> = MapFormat::ALL.iter().map(|f| f.name()).collect();
-            usage(format!(
-                "--map-format `{f}` is not one of: {}",
-                names.join(", ")
-            ))
-        })?),
-        None => None,
-    };
+    let force = args.map_format.map(|f| f.0);
+    if args
+        .histograms
+        .iter()
+        .filter(|h| h.as_os_str() == "-")
+        .count()
+        > 1
+    {
+        return Err(usage(
+            "`-` (standard input) is given as a histogram more than once",
+        ));
+    }
     let mut plan = pw::OutputPlan::new();
     plan.input("the map", &args.map);
     for h in &args.histograms {
@@ -291,6 +301,9 @@ pub fn run(args: SamplesArgs) -> anyhow::Result<ExitCode> {
         if let Some(p) = p {
             plan.output(what, p);
         }
+    }
+    if let Some(p) = &args.pprof {
+        super::refuse_binary_on_terminal("--pprof", p, "a gzip-compressed profile")?;
     }
     super::check_outputs(&plan)?;
     let map = maps::load(&args.map, force).map_err(|e| usage(e.to_string()))?;

@@ -4,8 +4,9 @@
 //!   the same folder (`.NAME.PID-N.tmp`), which is renamed over it.
 //! - A character device (a terminal, a null device) or a FIFO is written
 //!   directly: renaming over it would replace the node with a regular file.
-//!   So are the standard-stream names `/dev/stdout`, `/dev/stderr`,
-//!   `/dev/fd/N` and `/proc/self/fd/N`.
+//!   So are `-` (standard output, the command-line convention) and the
+//!   standard-stream names `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and
+//!   `/proc/self/fd/N`.
 //! - A symbolic link is followed: its final target is written (atomically,
 //!   beside the target); a link whose target cannot be resolved is refused.
 //! - A directory, a block device or a socket is refused.
@@ -76,10 +77,12 @@ pub(crate) enum Target {
     Stream,
 }
 
-/// True for the names of the process's own standard streams.
+/// True for the names of the process's own standard streams (`-` is
+/// standard output).
 pub(crate) fn is_stream_name(path: &Path) -> bool {
     let s = path.as_os_str().to_string_lossy();
-    s == "/dev/stdout"
+    s == "-"
+        || s == "/dev/stdout"
         || s == "/dev/stderr"
         || s.starts_with("/dev/fd/")
         || s.starts_with("/proc/self/fd/")
@@ -171,7 +174,7 @@ where
     // as everything else printed there (a new open file description of a
     // redirected file would write over the start of it).
     let name = path.as_os_str().to_string_lossy();
-    if matches!(&*name, "/dev/stdout" | "/dev/fd/1" | "/proc/self/fd/1") {
+    if super::is_stdout(path) {
         let mut out = std::io::stdout().lock();
         f(&mut out).map_err(|e| relabel(e, path))?;
         return out.flush().map_err(|e| io(path, e));
@@ -198,6 +201,10 @@ where
     let exists = || Error::Exists {
         path: path.display().to_string(),
     };
+    // `-` is standard output, never a file of that name.
+    if path.as_os_str() == "-" {
+        return write_stream(path, f);
+    }
     if !replace && fs::symlink_metadata(path).is_ok() {
         return Err(exists());
     }

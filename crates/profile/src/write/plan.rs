@@ -6,8 +6,12 @@
 //! refuses ([`Error::Refused`]):
 //! - an output that is an input (same device and inode, or the same
 //!   canonical path; symbolic links and hard links are seen through);
+//!   `-` is standard output as an output and standard input as an input,
+//!   and is compared by what the process's stream is (a shell's
+//!   `>> input.log` is refused);
 //! - two outputs on one path (character devices such as a null device
-//!   excepted: nothing is lost there);
+//!   excepted: nothing is lost there), and two outputs on standard output
+//!   (`-`, `/dev/stdout`, ...), whatever it is;
 //! - an output that is a directory, a block device, a socket, or a
 //!   symbolic link whose target cannot be reached;
 //! - an output whose folder does not exist or cannot be written (probed by
@@ -32,8 +36,40 @@ struct Identity {
 }
 
 impl Identity {
+    /// The identity of standard input (`input`) or output for `-`.
+    fn of_std(input: bool) -> Identity {
+        #[cfg(unix)]
+        let meta = {
+            use std::os::fd::AsFd;
+            let fd = if input {
+                std::io::stdin().as_fd().try_clone_to_owned()
+            } else {
+                std::io::stdout().as_fd().try_clone_to_owned()
+            };
+            fd.ok().and_then(|fd| fs::File::from(fd).metadata().ok())
+        };
+        #[cfg(not(unix))]
+        let meta: Option<fs::Metadata> = {
+            let _ = input;
+            None
+        };
+        Self::from_meta(meta, None)
+    }
+
     fn of(path: &Path) -> Identity {
         let meta = fs::metadata(path).ok();
+        let canonical = fs::canonicalize(path).ok().or_else(|| {
+            let name = path.file_name()?;
+            let dir = match path.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            Some(fs::canonicalize(dir).ok()?.join(name))
+        });
+        Self::from_meta(meta, canonical)
+    }
+
+    fn from_meta(meta: Option<fs::Metadata>, canonical: Option<PathBuf>) -> Identity {
         #[cfg(unix)]
         let node = meta.as_ref().map(|m| {
             use std::os::unix::fs::MetadataExt;
@@ -48,14 +84,6 @@ impl Identity {
         });
         #[cfg(not(unix))]
         let char_device = false;
-        let canonical = fs::canonicalize(path).ok().or_else(|| {
-            let name = path.file_name()?;
-            let dir = match path.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            Some(fs::canonicalize(dir).ok()?.join(name))
-        });
         Identity {
             node,
             canonical,
@@ -90,9 +118,16 @@ impl OutputPlan {
     }
 
     /// A file the command reads (`what`: how messages call it, e.g. "the ROM").
-    /// Standard input (`-`) and paths that do not exist are ignored.
+    /// `-` is standard input (whatever the shell connected it to); paths
+    /// that do not exist are ignored.
     pub fn input(&mut self, what: &str, path: &Path) -> &mut Self {
-        if path.as_os_str() != "-" && fs::metadata(path).is_ok() {
+        if path.as_os_str() == "-" {
+            self.inputs.push(Entry {
+                what: what.to_string(),
+                path: path.to_path_buf(),
+                id: Identity::of_std(true),
+            });
+        } else if fs::metadata(path).is_ok() {
             self.inputs.push(Entry {
                 what: what.to_string(),
                 path: path.to_path_buf(),
@@ -102,14 +137,26 @@ impl OutputPlan {
         self
     }
 
-    /// A file the command writes (`what`: the option, e.g. "--json").
+    /// A file the command writes (`what`: the option, e.g. "--json"); `-`
+    /// is standard output.
     pub fn output(&mut self, what: &str, path: &Path) -> &mut Self {
+        let id = if path.as_os_str() == "-" {
+            Identity::of_std(false)
+        } else {
+            Identity::of(path)
+        };
         self.outputs.push(Entry {
             what: what.to_string(),
             path: path.to_path_buf(),
-            id: Identity::of(path),
+            id,
         });
         self
+    }
+
+    /// True when an output goes to standard output (`-`, `/dev/stdout`, ...:
+    /// [`super::is_stdout`]): the command then prints its report elsewhere.
+    pub fn writes_stdout(&self) -> bool {
+        self.outputs.iter().any(|o| super::is_stdout(&o.path))
     }
 
     /// Refuse what would lose data or cannot be written (see the module
@@ -133,6 +180,15 @@ impl OutputPlan {
                 }
             }
             for earlier in &self.outputs[..i] {
+                if super::is_stdout(&o.path) && super::is_stdout(&earlier.path) {
+                    return refuse(format!(
+                        "{} {} and {} {} both go to standard output: only one output can be `-`",
+                        earlier.what,
+                        earlier.path.display(),
+                        o.what,
+                        o.path.display()
+                    ));
+                }
                 if !o.id.char_device && o.id.same(&earlier.id) {
                     return refuse(format!(
                         "{} {} and {} {} are the same file: give each output its own path",
@@ -191,3 +247,49 @@ fn check_folder(what: &str, shown: &Path, target: &Path) -> Result<(), Error> {
 }
 
 static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(plan: &OutputPlan) -> String {
+        match plan.check() {
+            Err(Error::Refused(m)) => m,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    /// Two outputs on standard output are refused, whatever stdout is (a
+    /// terminal, a pipe, a file), and `-` never names a file called `-`.
+    #[test]
+    fn only_one_output_on_standard_output() {
+        let mut plan = OutputPlan::new();
+        plan.output("--csv", Path::new("-"));
+        assert!(plan.writes_stdout());
+        plan.check().unwrap();
+        plan.output("--json", Path::new("-"));
+        let m = refusal(&plan);
+        assert!(
+            m.contains("--csv - and --json - both go to standard output"),
+            "{m}"
+        );
+        let mut plan = OutputPlan::new();
+        plan.output("--csv", Path::new("-"));
+        plan.output("--json", Path::new("/dev/stdout"));
+        assert!(refusal(&plan).contains("only one output can be `-`"));
+        let mut plan = OutputPlan::new();
+        plan.output("--csv", Path::new("frames.csv"));
+        assert!(!plan.writes_stdout());
+    }
+
+    /// `-` as an input (standard input) and `-` as an output (standard
+    /// output) are two streams: allowed together.
+    #[test]
+    fn stdin_and_stdout_dashes_together() {
+        let mut plan = OutputPlan::new();
+        plan.input("the log", Path::new("-"));
+        plan.output("--json", Path::new("-"));
+        // The test harness's stdin and stdout are not one regular file.
+        plan.check().unwrap();
+    }
+}
