@@ -11,6 +11,7 @@
 //!   flame graph, pprof, speedscope through `retroprof-profile`).
 //! - [`demo`]: the known-costs test ROM embedded in the library.
 
+pub mod columns;
 pub mod demo;
 pub mod engine;
 pub mod heapbridge;
