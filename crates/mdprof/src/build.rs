@@ -28,6 +28,7 @@ pub(crate) fn report(
     region: Region,
     last: Option<FrameInfo>,
     stopped: Option<String>,
+    kdebug: Option<crate::kdebug::KDebugReport>,
 ) -> Report {
     let (nodes, calls) = p.counted_tree();
     let nattr = p.attr.len();
@@ -100,6 +101,8 @@ pub(crate) fn report(
                 })
                 .collect(),
             watch: r.watch.clone(),
+            kdebug_timer_spans: p.kdebug.frame_timers(r.frame).0,
+            kdebug_timer_cycles: p.kdebug.frame_timers(r.frame).1,
         });
     }
     // Summary over counted frames.
@@ -301,6 +304,7 @@ pub(crate) fn report(
                 .into_iter()
                 .map(String::from)
                 .collect(),
+            stop_on_halt: s.options.stop_on_halt,
         },
         timing,
         summary: sm,
@@ -311,5 +315,6 @@ pub(crate) fn report(
         stacks,
         warnings,
         stopped,
+        kdebug,
     }
 }

@@ -60,6 +60,10 @@ pub struct FrameColumn {
     pub get: Getter,
 }
 
+fn has_kdebug_timers(r: &Report) -> bool {
+    r.kdebug.as_ref().is_some_and(|k| k.timer_protocol_seen())
+}
+
 macro_rules! col {
     ($name:literal, $label:literal, |$r:ident, $f:ident| $e:expr) => {
         FrameColumn {
@@ -153,6 +157,20 @@ pub const FRAME_COLUMNS: &[FrameColumn] = &[
         json: false,
         present: None,
         get: |_r, f| Cell::OptCycles(f.top.first().map(|t| t.cycles)),
+    },
+    FrameColumn {
+        name: "kdebug_timer_spans",
+        label: "KDebug timer spans",
+        json: true,
+        present: Some(has_kdebug_timers),
+        get: |_r, f| Cell::Count(f.kdebug_timer_spans),
+    },
+    FrameColumn {
+        name: "kdebug_timer_cycles",
+        label: "KDebug timer cycles",
+        json: true,
+        present: Some(has_kdebug_timers),
+        get: |_r, f| Cell::WholeCycles(f.kdebug_timer_cycles),
     },
 ];
 
@@ -260,6 +278,8 @@ mod tests {
                 cycles: 99.25,
             }],
             watch: vec![],
+            kdebug_timer_spans: 2,
+            kdebug_timer_cycles: 5113,
         });
         r
     }
@@ -297,9 +317,10 @@ mod tests {
         let row: Vec<String> = FRAME_COLUMNS.iter().map(|c| (c.get)(&r, f).csv()).collect();
         assert_eq!(
             row.join(","),
-            "7,1.2,2.5,12.35,1,11,12,128005.8,3,17,-1,200,13,4.5,5.5,6.5,7.5,9,10,1,\"main, \"\"x\"\"\",99.2"
+            "7,1.2,2.5,12.35,1,11,12,128005.8,3,17,-1,200,13,4.5,5.5,6.5,7.5,9,10,1,\"main, \"\"x\"\"\",99.2,2,5113"
         );
         let empty = Report::default();
-        assert_eq!(csv_columns(&empty).count(), FRAME_COLUMNS.len());
+        // The KDebug columns only for runs with timer spans.
+        assert_eq!(csv_columns(&empty).count(), FRAME_COLUMNS.len() - 2);
     }
 }
