@@ -331,3 +331,84 @@ fn several_roms_run_in_parallel_in_order() {
     let ib = s.find("b.bin").unwrap();
     assert!(ia < ib);
 }
+
+/// The KDebug test ROM end to end: `--kdebug-log` holds every marker
+/// (written through the output layer),
+/// `--stop-on-halt` ends the run at the halt's frame with exit code 0, and
+/// the log may not overwrite the ROM.
+#[test]
+fn kdebug_log_and_stop_on_halt() {
+    let rom = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testroms/out/kdebug/rom.bin"
+    );
+    let d = tmp("kdebug");
+    let log = d.join("kdebug.tsv");
+    let csv = d.join("frames.csv");
+    let out = run(&[
+        "profile",
+        rom,
+        "--frames",
+        "40",
+        "--kdebug-log",
+        log.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("KDebug markers"), "{stdout}");
+    assert!(stdout.contains("timer: 8 spans"), "{stdout}");
+    // The log: a header, then every marker in time order (crates/mdprof's
+    // kdebug test holds the whole file as a golden file).
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("frame\tline\ttime_s\tmclk\tkind\ttext"));
+    let kinds: Vec<&str> = lines.map(|l| l.split('\t').nth(4).unwrap()).collect();
+    let n = |k: &str| kinds.iter().filter(|x| **x == k).count();
+    assert_eq!(
+        (n("message"), n("timer"), n("halt"), n("malformed")),
+        (12, 8, 1, 3)
+    );
+    assert!(text.contains("\tmessage\tKDEBUG TEST ROM\n"), "{text}");
+    let head = std::fs::read_to_string(&csv).unwrap();
+    assert!(head
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with(",top_function,top_cycles,kdebug_timer_spans,kdebug_timer_cycles"));
+
+    let out = run(&[
+        "profile",
+        rom,
+        "--frames",
+        "40",
+        "--stop-on-halt",
+        "--csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("run ended at the game's KDebug halt (--stop-on-halt)"),
+        "{stdout}"
+    );
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().count() - 1;
+    assert!(rows < 40, "{rows} frames");
+
+    let out = run(&["profile", rom, "--frames", "5", "--kdebug-log", rom]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,6 +1,6 @@
 //! Turning the engine's raw counters into a [`Report`].
 
-use retroprof_megadrive::timing::{LINES_NTSC, LINES_PAL, MCLK_PER_LINE};
+use retroprof_megadrive::timing::{FrameGeometry, M68K_DIVIDER};
 use retroprof_megadrive::{FrameInfo, Region};
 use retroprof_symbols::{FunctionOrigin, SymbolSource};
 
@@ -8,9 +8,10 @@ use crate::engine::Profiler;
 use crate::report::*;
 use crate::Session;
 
-/// mclk -> 68000 cycles (md-timing.md: 68000 = mclk / 7).
+/// mclk -> 68000 cycles (md-timing.md: "68000 = mclk / 7",
+/// `timing::M68K_DIVIDER`).
 pub(crate) fn cyc(mclk: u64) -> f64 {
-    mclk as f64 / retroprof_megadrive::timing::M68K_DIVIDER as f64
+    mclk as f64 / M68K_DIVIDER as f64
 }
 
 fn pct(a: f64, b: f64) -> f64 {
@@ -27,6 +28,7 @@ pub(crate) fn report(
     region: Region,
     last: Option<FrameInfo>,
     stopped: Option<String>,
+    kdebug: Option<crate::kdebug::KDebugReport>,
 ) -> Report {
     let (nodes, calls) = p.counted_tree();
     let nattr = p.attr.len();
@@ -99,6 +101,8 @@ pub(crate) fn report(
                 })
                 .collect(),
             watch: r.watch.clone(),
+            kdebug_timer_spans: p.kdebug.frame_timers(r.frame).0,
+            kdebug_timer_cycles: p.kdebug.frame_timers(r.frame).1,
         });
     }
     // Summary over counted frames.
@@ -222,16 +226,15 @@ pub(crate) fn report(
     stacks.sort_by(|a, b| a.stack.cmp(&b.stack));
     // Timing.
     let pal = last.map_or(region.is_pal(), |l| l.pal);
-    let default_lines = if pal { LINES_PAL } else { LINES_NTSC };
-    let mclk_per_frame = last.map_or(MCLK_PER_LINE * default_lines as u64, |l| {
-        l.end_mclk - l.start_mclk
-    });
+    // With no frame run: the region's nominal V28 frame (timing.rs).
+    let nominal = FrameGeometry::new(pal, false, true);
+    let mclk_per_frame = last.map_or(nominal.mclk_per_frame(), |l| l.end_mclk - l.start_mclk);
     let timing = Timing {
         pal,
         mclk_per_frame,
         cycles_per_frame: cyc(mclk_per_frame),
-        lines: last.map_or(default_lines, |l| l.lines),
-        active_lines: last.map_or(224, |l| l.active_lines),
+        lines: last.map_or(nominal.lines, |l| l.lines),
+        active_lines: last.map_or(nominal.active, |l| l.active_lines),
     };
     let rom = &s.rom;
     let title = rom.title().to_string();
@@ -297,6 +300,7 @@ pub(crate) fn report(
                 .into_iter()
                 .map(String::from)
                 .collect(),
+            stop_on_halt: s.options.stop_on_halt,
         },
         timing,
         summary: sm,
@@ -307,5 +311,6 @@ pub(crate) fn report(
         stacks,
         warnings,
         stopped,
+        kdebug,
     }
 }

@@ -63,7 +63,9 @@
 use std::collections::BTreeMap;
 
 use retroprof_megadrive::ExceptionKind;
-use retroprof_megadrive::{Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView};
+use retroprof_megadrive::{
+    Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView, VdpPort,
+};
 use retroprof_symbols::{FunctionIndex, FunctionOrigin};
 
 /// Deepest shadow stack kept.
@@ -262,8 +264,18 @@ struct StackFrame {
 #[derive(Clone, Copy, Debug)]
 enum Pending {
     None,
-    Call { target: u32, sp: u32, from: u32 },
-    Ret { from: u32, target: u32, sp: u32 },
+    Call {
+        target: u32,
+        sp: u32,
+        from: u32,
+    },
+    Ret {
+        from: u32,
+        target: u32,
+        sp: u32,
+    },
+    /// A KDebug marker waits for its instruction's start time.
+    KDebug,
 }
 
 /// Per-frame accumulators (reset at each frame end).
@@ -337,6 +349,8 @@ pub struct Profiler {
     pub(crate) frames: Vec<RawFrame>,
     watches: Vec<(u32, u8)>,
     pub(crate) total_instructions: u64,
+    /// The game's KDebug markers ([`crate::kdebug`]).
+    pub(crate) kdebug: crate::kdebug::KDebug,
 }
 
 impl Profiler {
@@ -385,6 +399,7 @@ impl Profiler {
             frames: Vec::new(),
             watches,
             total_instructions: 0,
+            kdebug: crate::kdebug::KDebug::new(),
         }
     }
 
@@ -462,9 +477,14 @@ impl Profiler {
 
     #[cold]
     #[inline(never)]
-    fn apply_pending(&mut self) {
+    fn apply_pending(&mut self, cost: &InstrCost, clock: &Clock) {
+        if self.kdebug.has_queued() {
+            // The instruction that wrote began `total` before its end.
+            let start = clock.instruction_end(cost) - cost.total as u64;
+            self.kdebug.resolve(start);
+        }
         match std::mem::replace(&mut self.pending, Pending::None) {
-            Pending::None => {}
+            Pending::None | Pending::KDebug => {}
             Pending::Call { target, sp, from } => {
                 let ta = self.attr.id(target);
                 let fa = self.attr.id(from);
@@ -681,7 +701,7 @@ impl MdObserver for Profiler {
         self.fa.refresh_mclk += cost.refresh as u64;
         self.fa.z80_stall_mclk += cost.z80_stall as u64;
         if !matches!(self.pending, Pending::None) {
-            self.apply_pending();
+            self.apply_pending(&cost, clock);
         }
     }
 
@@ -776,6 +796,16 @@ impl MdObserver for Profiler {
             target,
             sp,
         };
+    }
+
+    #[inline(always)]
+    fn vdp_write(&mut self, port: VdpPort, value: u16, clock: &Clock) {
+        // A KDebug marker (registers 29-31) is timed at this
+        // instruction's `instruction` event (`apply_pending`, which a
+        // call/return pending beside it also runs).
+        if self.kdebug.write(port, value, clock) && matches!(self.pending, Pending::None) {
+            self.pending = Pending::KDebug;
+        }
     }
 
     fn dma(&mut self, e: &DmaEvent) {

@@ -31,8 +31,20 @@ use std::path::Path;
 
 use retroprof_megadrive::{InputScript, System};
 
+use crate::columns::FrameColumn;
 use crate::report::Report;
 use crate::Session;
+
+/// The per-frame columns of the worst-frames table (names in
+/// [`crate::columns::FRAME_COLUMNS`]), before the top functions.
+const WORST_COLUMNS: &[&str] = &[
+    "frame",
+    "load_pct",
+    "busy_cycles",
+    "dropped",
+    "idle_enter_line",
+    "dma_active_bytes",
+];
 
 /// A picture of one frame, PNG-encoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -438,7 +450,15 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     }
     s.push_str("</table>\n");
 
-    s.push_str("<h2>Worst frames</h2>\n<table id=\"worst\"><tr><th>frame</th><th>load %</th><th>busy cycles</th><th>dropped</th><th>wait line</th><th>DMA active bytes</th><th>top functions</th></tr>\n");
+    let worst_cols: Vec<&FrameColumn> = WORST_COLUMNS
+        .iter()
+        .filter_map(|n| crate::columns::column(n))
+        .collect();
+    s.push_str("<h2>Worst frames</h2>\n<table id=\"worst\"><tr>");
+    for c in &worst_cols {
+        let _ = write!(s, "<th>{}</th>", esc(c.label));
+    }
+    s.push_str("<th>top functions</th></tr>\n");
     for &n in &r.worst_frames {
         let Some(f) = r.frame(n) else { continue };
         let tops: Vec<String> = f
@@ -451,17 +471,17 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
                     .map(|fs| format!("{} {}", esc(&fs.name), num(t.cycles)))
             })
             .collect();
-        let _ = writeln!(
-            s,
-            "<tr><td class=\"n\">{}</td><td class=\"n\">{:.1}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
-            f.frame,
-            f.load_pct,
-            num(f.busy_cycles),
-            if f.dropped { "yes" } else { "" },
-            f.idle_enter_line.map(|l| l.to_string()).unwrap_or_default(),
-            num(f.dma_active_bytes as f64),
-            tops.join(", ")
-        );
+        s.push_str("<tr>");
+        for c in &worst_cols {
+            let cell = (c.get)(r, f);
+            let class = if cell.is_numeric() {
+                " class=\"n\""
+            } else {
+                ""
+            };
+            let _ = write!(s, "<td{class}>{}</td>", esc(&cell.human()));
+        }
+        let _ = writeln!(s, "<td>{}</td></tr>", tops.join(", "));
     }
     s.push_str("</table>\n");
 

@@ -11,10 +11,12 @@
 //!   flame graph, pprof, speedscope through `retroprof-profile`).
 //! - [`demo`]: the known-costs test ROM embedded in the library.
 
+pub mod columns;
 pub mod demo;
 pub mod engine;
 pub mod heapbridge;
 pub mod html;
+pub mod kdebug;
 pub mod output;
 pub mod report;
 pub mod romsyms;
@@ -70,6 +72,9 @@ pub struct ProfileOptions {
     /// Reference-emulator timing rules to emulate instead of the hardware's
     /// bus-cycle timing (default: none). A comparison aid only.
     pub reference_rules: ReferenceRules,
+    /// End the run with the frame in which the game calls `KDebug_Halt()`
+    /// ([`kdebug`]); the report covers the frames up to it.
+    pub stop_on_halt: bool,
 }
 
 /// Where the 68000's exception entry processing (the interrupt
@@ -102,6 +107,7 @@ impl Default for ProfileOptions {
             watch: Vec::new(),
             entry: EntryCharge::Handler,
             reference_rules: ReferenceRules::default(),
+            stop_on_halt: false,
         }
     }
 }
@@ -353,6 +359,10 @@ impl Session {
                     let n = sys.instructions();
                     prof.frame_done(&info, &sys.view(), sys.mclk(), n);
                     last_info = Some(info);
+                    if self.options.stop_on_halt && prof.kdebug.first_halt().is_some() {
+                        progress(frame + 1, self.options.frames);
+                        break;
+                    }
                 }
                 Err(e) => {
                     stopped = Some(stop_message(&e));
@@ -361,7 +371,28 @@ impl Session {
             }
             progress(frame + 1, self.options.frames);
         }
-        build::report(self, &mut prof, sys.region(), last_info, stopped)
+        let kdebug = prof.kdebug.finish(
+            sys.mclk(),
+            last_info.map_or(0, |i| i.frame),
+            last_info.map_or(0, |i| i.active_lines),
+        );
+        let mut report = build::report(self, &mut prof, sys.region(), last_info, stopped, kdebug);
+        if let Some(h) = report
+            .kdebug
+            .as_ref()
+            .and_then(|k| k.halts.first())
+            .filter(|_| self.options.stop_on_halt)
+        {
+            report.warnings.push(format!(
+                "run ended at the game's KDebug halt (--stop-on-halt): frame {} line {}, \
+                 {} of {} frames run",
+                h.frame,
+                h.line,
+                report.frames.len(),
+                self.options.frames
+            ));
+        }
+        report
     }
 }
 

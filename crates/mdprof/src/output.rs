@@ -23,72 +23,41 @@ pub enum OutputError {
     Json(#[from] serde_json::Error),
 }
 
-/// Quote a CSV field when it needs it (RFC 4180).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+use crate::columns::{csv_columns, csv_field};
 
 fn opt_line(l: Option<u16>) -> String {
     l.map_or_else(|| "-1".to_string(), |v| v.to_string())
 }
 
-/// Header of [`frames_csv`] (watch columns follow, named by their spec).
-pub const FRAMES_CSV_HEADER: &str = "frame,busy_cycles,idle_cycles,load_pct,dropped,dma_vblank_bytes,dma_active_bytes,\
-frame_cycles,loop_starts,idle_enter_line,loop_start_line,dma_last_line,dma_fill_copy_bytes,\
-dma_freeze_cycles,fifo_wait_cycles,refresh_cycles,z80_stall_cycles,interrupts,instructions,counted,top_function,top_cycles";
+/// Header of [`frames_csv`] for report `r`: the names of its
+/// [`crate::columns::FRAME_COLUMNS`], then the `--watch` columns named by
+/// their spec.
+pub fn frames_csv_header(r: &Report) -> String {
+    let mut head: Vec<String> = csv_columns(r).map(|c| c.name.to_string()).collect();
+    head.extend(r.watches.iter().map(|ws| csv_field(&ws.spec)));
+    head.join(",")
+}
 
-/// Per-frame CSV: one row per frame run; lines are -1 when absent;
+/// Per-frame CSV: one row per frame run, one column per
+/// [`crate::columns::FRAME_COLUMNS`] entry (lines are -1 when absent;
 /// `dropped` and `counted` are 0/1; `top_function` is the frame's busiest
-/// non-idle function. `--watch` values follow as extra columns.
+/// non-idle function). `--watch` values follow as extra columns.
 pub fn frames_csv<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
-    let mut head = FRAMES_CSV_HEADER.to_string();
-    for ws in &r.watches {
-        head.push(',');
-        head.push_str(&csv_field(&ws.spec));
-    }
-    writeln!(w, "{head}")?;
+    writeln!(w, "{}", frames_csv_header(r))?;
+    let cols: Vec<_> = csv_columns(r).collect();
+    let mut row = String::new();
     for f in &r.frames {
-        let (tn, tc) = match f.top.first() {
-            Some(t) => (
-                csv_field(&r.functions[t.function].name),
-                format!("{:.1}", t.cycles),
-            ),
-            None => (String::new(), String::new()),
-        };
-        write!(
-            w,
-            "{},{:.1},{:.1},{:.2},{},{},{},{:.1},{},{},{},{},{},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{}",
-            f.frame,
-            f.busy_cycles,
-            f.idle_cycles,
-            f.load_pct,
-            f.dropped as u8,
-            f.dma_vblank_bytes,
-            f.dma_active_bytes,
-            f.frame_cycles,
-            f.loop_starts,
-            opt_line(f.idle_enter_line),
-            opt_line(f.loop_start_line),
-            opt_line(f.dma_last_line),
-            f.dma_fill_copy_bytes,
-            f.dma_freeze_cycles,
-            f.fifo_wait_cycles,
-            f.refresh_cycles,
-            f.z80_stall_cycles,
-            f.interrupts,
-            f.instructions,
-            f.counted as u8,
-            tn,
-            tc
-        )?;
-        for v in &f.watch {
-            write!(w, ",{v}")?;
+        row.clear();
+        for (i, c) in cols.iter().enumerate() {
+            if i > 0 {
+                row.push(',');
+            }
+            row.push_str(&(c.get)(r, f).csv());
         }
-        writeln!(w)?;
+        for v in &f.watch {
+            let _ = write!(row, ",{v}");
+        }
+        writeln!(w, "{row}")?;
     }
     Ok(())
 }
@@ -135,7 +104,7 @@ pub fn json<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
 
 /// The call stacks as a [`StackProfile`] with one value type,
 /// `cycles`/`cycles` (68000 cycles rounded from master clocks; a stack's
-/// value is its master clocks / 7 rounded to the nearest cycle).
+/// value is its master clocks / `M68K_DIVIDER` rounded to the nearest cycle).
 pub fn stack_profile(r: &Report) -> StackProfile {
     let frames = r
         .functions
@@ -393,6 +362,7 @@ pub fn terminal(r: &Report, color: bool) -> String {
         let Some(f) = r.frame(n) else { continue };
         let _ = writeln!(o, "{}", worst_line(r, f, &st));
     }
+    o.push_str(&crate::kdebug::terminal(r, &st));
     o
 }
 

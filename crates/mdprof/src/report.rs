@@ -58,6 +58,10 @@ pub struct Report {
     /// Set when the emulation stopped before `options.frames` (the error
     /// message); the report then covers the frames that ran.
     pub stopped: Option<String>,
+    /// The game's own KDebug markers (timer spans, messages, halts;
+    /// [`crate::kdebug`]); absent when it wrote none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kdebug: Option<crate::kdebug::KDebugReport>,
 }
 
 /// The ROM profiled.
@@ -116,6 +120,10 @@ pub struct RunOptions {
     /// `busreq-at-insn-start`); absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reference_rules: Vec<String>,
+    /// `--stop-on-halt`: the run ends with the frame in which the game
+    /// called `KDebug_Halt()` (absent when off).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stop_on_halt: bool,
 }
 
 fn default_entry() -> String {
@@ -303,6 +311,16 @@ pub struct FrameRecord {
     /// `--watch` values read at the end of the frame, one per
     /// [`Report::watches`] entry.
     pub watch: Vec<u32>,
+    /// KDebug timer spans that ended in this frame (absent when 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kdebug_timer_spans: u64,
+    /// Their whole 68000 cycles, summed (absent when 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub kdebug_timer_cycles: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// One distinct call stack and the cycles spent with it on top.

@@ -18,6 +18,10 @@
 //!   the end of the last line with 68000 -> VDP DMA (`dma_last_line`) in
 //!   frames where DMA spilled out of VBlank; args: bytes.
 //! - Counters `load %` and `DMA bytes` (series `vblank`, `active`) per frame.
+//! - `KDebug` (tid 4, when the game wrote KDebug registers): a slice
+//!   `KDebug timer` per span (args: cycles, frame), an instant per
+//!   message (named by its text), per halt and per kept malformed write
+//!   ([`crate::kdebug`]).
 //! - `Functions` (tid 10): nested function slices from the shadow call
 //!   stack for frames A..B (`--trace-frames A-B`), recorded by
 //!   [`FunctionTracer`] while the profile runs; interrupt handlers are
@@ -523,6 +527,9 @@ pub fn write<W: Write>(
                 ],
             )?;
         }
+    }
+    if let Some(k) = &report.kdebug {
+        crate::kdebug::write_trace(&mut t, PID, k, &ns)?;
     }
     t.finish()
 }

@@ -131,6 +131,14 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "FILE.html")]
     pub html: Option<PathBuf>,
 
+    /// Every KDebug marker the game wrote (messages, timer spans, halts, malformed writes), tab-separated.
+    #[arg(long, value_name = "FILE")]
+    pub kdebug_log: Option<PathBuf>,
+
+    /// End the run with the frame in which the game calls KDebug_Halt() (the report covers the frames up to it).
+    #[arg(long)]
+    pub stop_on_halt: bool,
+
     /// ROMs profiled at once (default: the number of CPUs).
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -161,6 +169,7 @@ fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
             EntryArg::Interrupted => retroprof_mdprof::EntryCharge::Interrupted,
         },
         reference_rules: reference_rules(&a.reference_rule),
+        stop_on_halt: args.stop_on_halt,
     }
 }
 
@@ -305,6 +314,15 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
     if let Some(p) = &args.json {
         out(p, &|w| output::json(r, w))?;
     }
+    if let Some(p) = &args.kdebug_log {
+        pw::atomic(p, true, |w| {
+            retroprof_mdprof::kdebug::log(r, w).map_err(|source| retroprof_profile::Error::Io {
+                path: pw::STREAM_PATH.into(),
+                source,
+            })
+        })
+        .with_context(|| format!("writing {}", p.display()))?;
+    }
     let need_stacks = args.folded.is_some()
         || args.flamegraph.is_some()
         || args.pprof.is_some()
@@ -355,7 +373,7 @@ fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
     if let Some(p) = &args.baseline.baseline {
         plan.input("the --baseline report", p);
     }
-    let outputs: [(&str, Option<&PathBuf>); 13] = [
+    let outputs: [(&str, Option<&PathBuf>); 14] = [
         ("--csv", args.csv.as_ref()),
         ("--functions", args.functions.as_ref()),
         ("--json", args.json.as_ref()),
@@ -369,6 +387,7 @@ fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
         ("--html", args.html.as_ref()),
         ("--diff-json", args.baseline.diff_json.as_ref()),
         ("--diff-html", args.baseline.diff_html.as_ref()),
+        ("--kdebug-log", args.kdebug_log.as_ref()),
     ];
     for (what, p) in outputs {
         if let Some(p) = p {
@@ -438,6 +457,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         &args.flamegraph,
         &args.pprof,
         &args.speedscope,
+        &args.kdebug_log,
     ];
     let extras = args.heap.is_some()
         || args.sample_histogram.is_some()
