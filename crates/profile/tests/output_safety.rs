@@ -256,13 +256,28 @@ fn signal_child() {
     let Some(path) = std::env::var_os(CHILD_ENV) else {
         return;
     };
+    // A shell without job control starts background commands with SIGINT
+    // (and, under nohup, SIGHUP) ignored, and the cleanup rightly keeps an
+    // inherited "ignore". The child stands for a program started in the
+    // foreground, so it takes the default dispositions first.
+    #[allow(unsafe_code)]
+    // SAFETY: signal(2) with SIG_DFL in a single-threaded child, before any
+    // handler is installed.
+    unsafe {
+        for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::signal(sig, libc::SIG_DFL);
+        }
+    }
     write::install_signal_cleanup();
     let _ = write::atomic(Path::new(&path), true, |w| {
         w.write_all(&[b'x'; 4096]).unwrap();
         w.flush().unwrap();
-        loop {
+        // Bounded: a signal that never comes fails the parent's checks
+        // instead of hanging the test run.
+        for _ in 0..1200 {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
+        Ok(())
     });
 }
 
