@@ -13,6 +13,7 @@
 
 pub mod demo;
 pub mod engine;
+pub mod gameplay;
 pub mod heapbridge;
 pub mod html;
 pub mod output;
@@ -69,6 +70,10 @@ pub struct ProfileOptions {
     /// Reference-emulator timing rules to emulate instead of the hardware's
     /// bus-cycle timing (default: none). A comparison aid only.
     pub reference_rules: ReferenceRules,
+    /// Count the frames the gameplay rule sets aside (boot, display off,
+    /// marked as loading: [`gameplay`]) in the load statistics, the worst
+    /// frames and `--fail-over-load` (`--include-loading`).
+    pub include_loading: bool,
 }
 
 /// Where the 68000's exception entry processing (the interrupt
@@ -101,6 +106,7 @@ impl Default for ProfileOptions {
             watch: Vec::new(),
             entry: EntryCharge::Handler,
             reference_rules: ReferenceRules::default(),
+            include_loading: false,
         }
     }
 }
@@ -247,12 +253,10 @@ impl Session {
             options.idle.clone()
         };
         let (attribution, idle_found) = Attribution::build(&index, &rom.data, &idle);
-        if idle_found.is_empty() {
-            warnings.push(format!(
-                "no idle function found ({}): every cycle counts as busy and no game loop is detected; \
-                 name the game's wait with --idle NAME",
-                idle.join(", ")
-            ));
+        // With no symbols the run looks for the game's wait loop instead
+        // (build.rs says what it found).
+        if idle_found.is_empty() && symbols.is_some() {
+            warnings.push(no_idle_warning(&idle));
         }
         let rules = options.reference_rules.names();
         if !rules.is_empty() {
@@ -342,6 +346,7 @@ impl Session {
             watches,
         );
         prof.set_entry_charge(self.options.entry);
+        prof.set_detect_wait_loop(self.detects_wait_loop());
         let mut stopped = None;
         let mut last_info: Option<FrameInfo> = None;
         for frame in 0..self.options.frames {
@@ -365,6 +370,24 @@ impl Session {
             progress(frame + 1, self.options.frames);
         }
         build::report(self, &mut prof, sys.region(), last_info, stopped)
+    }
+}
+
+/// The warning when no idle function was found.
+pub(crate) fn no_idle_warning(idle: &[String]) -> String {
+    format!(
+        "no idle function found ({}): every cycle counts as busy and no game loop is detected; \
+         name the game's wait with --idle NAME",
+        idle.join(", ")
+    )
+}
+
+impl Session {
+    /// No symbols and no idle function: the run takes the game's
+    /// wait-for-VBlank polling loop as the idle function
+    /// ([`Profiler::set_detect_wait_loop`]).
+    pub fn detects_wait_loop(&self) -> bool {
+        self.symbols.is_none() && self.idle_found.is_empty()
     }
 }
 

@@ -27,6 +27,19 @@ use crate::{out, outln};
                   starts at the first VBlank line (line 224 in NTSC V28). Cycles are 68000 cycles \
                   (master clocks / 7). Interrupt entry is charged to the interrupt handler \
                   (--entry interrupted: to the interrupted code, as emulator hooks do).\n\n\
+                  Gameplay frames first: frames before the first game loop, frames with the \
+                  display off during all active lines, frames with nothing but black on screen, runs of 10+ frames in which \
+                  the game never waited for VBlank (a load), and \
+                  frames the game marks as loading are \
+                  set aside from the load figures, the worst frames and --fail-over-load (the \
+                  report says how many and why; --include-loading counts them). Dropped frames \
+                  are reported for all frames, gameplay and loading apart.\n\n\
+                  Terminal report columns: self = cycles at the function's own addresses; %busy \
+                  = share of busy cycles (idle functions say idle); calls = JSR/BSR calls and \
+                  exception entries, '-' (and cyc/call '-') for code entered only by jumps or by \
+                  falling through (local labels, tail calls); inclusive = cycles with the \
+                  function on the call stack; wait = the line at which the game began waiting \
+                  for VBlank in that frame ('-': it never waited).\n\n\
                   With no ROM, profiles the built-in demo (the known-costs test ROM).\n\n\
                   Exit codes: 0 done, 3 a --fail-* gate tripped, 2 bad input or arguments, 1 other \
                   errors."
@@ -123,6 +136,13 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N")]
     pub fail_dropped_over: Option<u64>,
 
+    /// Count the frames set aside as loading (before the first game loop,
+    /// display off or a black screen all frame, 10+ frames without a VBlank
+    /// wait, marked by the game) in
+    /// the load figures, the worst frames and --fail-over-load.
+    #[arg(long)]
+    pub include_loading: bool,
+
     /// Track SGDK's MEM_alloc/MEM_free (heap report; FILE: the event log in retroprof heap's format).
     #[arg(long, value_name = "FILE", num_args = 0..=1)]
     pub heap: Option<Option<PathBuf>>,
@@ -189,6 +209,7 @@ fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
             EntryArg::Interrupted => retroprof_mdprof::EntryCharge::Interrupted,
         },
         reference_rules: reference_rules(&args.reference_rule),
+        include_loading: args.include_loading,
     }
 }
 
@@ -425,9 +446,14 @@ fn gates(args: &ProfileArgs, r: &Report) -> Vec<String> {
         let over = output::frames_over_load(r, max);
         if !over.is_empty() {
             v.push(format!(
-                "{}: {} frame(s) over {max}% load: {}",
+                "{}: {} {}frame(s) over {max}% load: {}",
                 r.rom.path,
                 over.len(),
+                if r.options.include_loading {
+                    ""
+                } else {
+                    "gameplay "
+                },
                 list(&over)
             ));
         }
