@@ -69,7 +69,7 @@ pub(crate) fn report(
     let no_wait: Vec<bool> = p
         .frames
         .iter()
-        .map(|r| r.acc.loop_starts == 0 && r.acc.idle_enter_line.is_none())
+        .map(|r| r.acc.idle_enter_line.is_none())
         .collect();
     let stall = crate::gameplay::stalls(&no_wait);
     let mut frames = Vec::with_capacity(p.frames.len());

@@ -26,10 +26,11 @@
 //!    busy, keep colours in CRAM but draw nothing). Only dropped frames are
 //!    drawn, so the rule costs nothing on frames that keep up.
 //! 4. **stall**: the frame is part of a run of at least [`STALL_FRAMES`]
-//!    consecutive frames in which the game neither started a game loop nor
-//!    waited for VBlank: one long task, not a frame over budget (an
-//!    overrun spills into the next frame or two and then waits). The
-//!    platformer's level loads (frames 338-361, 760-778, ...: `aplib`
+//!    consecutive frames in which the game never waited for VBlank: one
+//!    long task, not a frame over budget (an overrun spills into the next
+//!    frame or two and then waits). The run's first frame is usually the
+//!    one whose game loop began the task. The platformer's level loads
+//!    (frames 337-361, 759-778, ...: `VDP_resetScreen`, `aplib`
 //!    decompression, `VDP_loadTileSet`, `loadLevel`) are such runs, with
 //!    the last gameplay picture still on screen.
 //! 5. **marked**: the game marked the frame as loading itself, e.g. with a
@@ -58,7 +59,7 @@ pub enum Loading {
     DisplayOff,
     /// Nothing but black on screen.
     Black,
-    /// Part of a long run of frames without a loop start or a wait.
+    /// Part of a long run of frames without a VBlank wait.
     Stall,
     /// Marked as loading by the game.
     Marked,
@@ -77,12 +78,12 @@ impl Loading {
     }
 }
 
-/// Shortest run of frames without a loop start or a VBlank wait that is a
-/// stall (167 ms in NTSC).
+/// Shortest run of frames without a VBlank wait that is a stall (167 ms in
+/// NTSC).
 pub const STALL_FRAMES: usize = 10;
 
-/// Which frames belong to a stall: `no_wait[i]` = frame i neither started
-/// a game loop nor waited for VBlank; runs of at least [`STALL_FRAMES`]
+/// Which frames belong to a stall: `no_wait[i]` = the game did not wait
+/// for VBlank in frame i; runs of at least [`STALL_FRAMES`]
 /// such frames are stalls.
 pub fn stalls(no_wait: &[bool]) -> Vec<bool> {
     let mut out = vec![false; no_wait.len()];

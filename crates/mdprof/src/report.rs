@@ -186,8 +186,7 @@ pub struct Summary {
     /// ... with nothing but black on screen.
     #[serde(default)]
     pub loading_black_frames: u64,
-    /// ... in a stall (a long run of frames without a loop start or a
-    /// wait).
+    /// ... in a stall (a long run of frames without a VBlank wait).
     #[serde(default)]
     pub loading_stall_frames: u64,
     /// ... marked as loading by the game.
