@@ -5,6 +5,7 @@ use retroprof_megadrive::{FrameInfo, Region};
 use retroprof_symbols::{FunctionOrigin, SymbolSource};
 
 use crate::engine::Profiler;
+use crate::gameplay::Loading;
 use crate::report::*;
 use crate::Session;
 
@@ -67,8 +68,14 @@ pub(crate) fn report(
         fidx[a as usize] = i;
     }
     // Frames.
+    let no_wait: Vec<bool> = p
+        .frames
+        .iter()
+        .map(|r| r.acc.idle_enter_line.is_none())
+        .collect();
+    let stall = crate::gameplay::stalls(&no_wait);
     let mut frames = Vec::with_capacity(p.frames.len());
-    for r in &p.frames {
+    for (k, r) in p.frames.iter().enumerate() {
         let fc = cyc(r.frame_mclk);
         let busy = cyc(r.busy_mclk);
         frames.push(FrameRecord {
@@ -79,6 +86,14 @@ pub(crate) fn report(
             frame_cycles: fc,
             load_pct: pct(busy, fc),
             dropped: r.acc.loop_starts == 0,
+            loading: crate::gameplay::classify(
+                r.frame,
+                p.first_loop_frame,
+                r.acc.display_shown,
+                r.acc.black,
+                stall[k],
+                r.acc.loading_marked,
+            ),
             loop_starts: r.acc.loop_starts,
             idle_enter_line: r.acc.idle_enter_line,
             loop_start_line: r.acc.loop_start_line,
@@ -116,6 +131,7 @@ pub(crate) fn report(
     let mut load_sum = 0.0;
     let mut load_frames = 0u64;
     let mut loads = Vec::new();
+    let include_loading = s.options.include_loading;
     for (f, r) in frames.iter().zip(p.frames.iter()) {
         if !f.counted {
             continue;
@@ -123,19 +139,33 @@ pub(crate) fn report(
         sm.frames_counted += 1;
         busy_m += r.busy_mclk;
         idle_m += r.idle_mclk;
-        let after_boot = !matches!(p.first_loop_frame, Some(fl) if f.frame < fl);
-        // Mean and max load describe the same frames: counted frames from
-        // the first game loop on (boot frames are all busy or all idle).
-        if after_boot {
+        // Mean, max, percentiles and dropped frames describe the same
+        // frames: the counted gameplay frames (crate::gameplay).
+        let in_stats = include_loading || f.loading.is_none();
+        if !in_stats {
+            sm.loading_frames += 1;
+            match f.loading {
+                Some(Loading::Boot) => sm.loading_boot_frames += 1,
+                Some(Loading::DisplayOff) => sm.loading_display_off_frames += 1,
+                Some(Loading::Black) => sm.loading_black_frames += 1,
+                Some(Loading::Stall) => sm.loading_stall_frames += 1,
+                Some(Loading::Marked) => sm.loading_marked_frames += 1,
+                None => {}
+            }
+            if f.dropped && p.first_loop_frame.is_some() {
+                sm.dropped_loading_frames += 1;
+            }
+        }
+        if in_stats {
             load_sum += f.load_pct;
             load_frames += 1;
             loads.push(f.load_pct);
         }
-        if after_boot && (sm.max_load_frame.is_none() || f.load_pct > sm.max_load_pct) {
+        if in_stats && (sm.max_load_frame.is_none() || f.load_pct > sm.max_load_pct) {
             sm.max_load_pct = f.load_pct;
             sm.max_load_frame = Some(f.frame);
         }
-        if f.dropped && p.first_loop_frame.is_some() && after_boot {
+        if f.dropped && p.first_loop_frame.is_some() && in_stats {
             sm.dropped_frames += 1;
             sm.dropped.push(f.frame);
         }
@@ -206,7 +236,7 @@ pub(crate) fn report(
     // Worst frames.
     let mut worst: Vec<&FrameRecord> = frames
         .iter()
-        .filter(|f| f.counted && !matches!(p.first_loop_frame, Some(fl) if f.frame < fl))
+        .filter(|f| f.counted && (include_loading || f.loading.is_none()))
         .collect();
     worst.sort_by(|a, b| {
         b.busy_cycles
@@ -261,12 +291,35 @@ pub(crate) fn report(
             ..SymbolsInfo::default()
         },
     };
-    let idle = if s.options.idle.is_empty() {
+    let idle: Vec<String> = if s.options.idle.is_empty() {
         crate::DEFAULT_IDLE.iter().map(|s| s.to_string()).collect()
     } else {
         s.options.idle.clone()
     };
     let mut warnings = s.warnings.clone();
+    let mut idle_found = s.idle_found.clone();
+    if s.detects_wait_loop() {
+        let loops: Vec<u32> = p.wait_loops.clone();
+        if loops.is_empty() {
+            let mut w = crate::no_idle_warning(&idle);
+            w.push_str(
+                " (no symbols, and no wait-for-VBlank polling loop of the VDP status port was seen)",
+            );
+            warnings.push(w);
+        } else {
+            let names: Vec<String> = loops
+                .iter()
+                .map(|h| format!("vblank_wait_0x{h:06x}"))
+                .collect();
+            warnings.push(format!(
+                "no symbols: the game's wait-for-VBlank polling loop ({}: reads the VDP status \
+                 port until the VBlank flag is set) is the idle function, from the first time it \
+                 ran",
+                names.join(", ")
+            ));
+            idle_found = names;
+        }
+    }
     if let Some(st) = &stopped {
         warnings.push(st.clone());
     }
@@ -286,7 +339,7 @@ pub(crate) fn report(
             input: s.options.input.clone(),
             input2: s.options.input2.clone(),
             idle,
-            idle_found: s.idle_found.clone(),
+            idle_found,
             top: s.options.top,
             entry: match s.options.entry {
                 crate::EntryCharge::Handler => "handler",
@@ -301,6 +354,7 @@ pub(crate) fn report(
                 .map(String::from)
                 .collect(),
             stop_on_halt: s.options.stop_on_halt,
+            include_loading,
         },
         timing,
         summary: sm,

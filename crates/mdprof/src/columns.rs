@@ -41,6 +41,9 @@ pub enum Cell<'a> {
     Text(Option<&'a str>),
     /// Cycles that may be absent (CSV: empty when `None`).
     OptCycles(Option<f64>),
+    /// A name that may be absent (CSV: empty; JSON: a string, the field
+    /// left out when `None`).
+    Name(Option<&'static str>),
 }
 
 /// The value of column `c` for frame `f` of report `r`.
@@ -159,6 +162,13 @@ pub const FRAME_COLUMNS: &[FrameColumn] = &[
         get: |_r, f| Cell::OptCycles(f.top.first().map(|t| t.cycles)),
     },
     FrameColumn {
+        name: "loading",
+        label: "loading",
+        json: true,
+        present: None,
+        get: |_r, f| Cell::Name(f.loading.map(crate::gameplay::Loading::name)),
+    },
+    FrameColumn {
         name: "kdebug_timer_spans",
         label: "KDebug timer spans",
         json: true,
@@ -206,6 +216,7 @@ impl Cell<'_> {
             Cell::Line(l) => l.map_or_else(|| "-1".to_string(), |v| v.to_string()),
             Cell::Text(t) => t.map(csv_field).unwrap_or_default(),
             Cell::OptCycles(c) => c.map(|v| format!("{v:.1}")).unwrap_or_default(),
+            Cell::Name(n) => n.map(csv_field).unwrap_or_default(),
         }
     }
 
@@ -220,12 +231,13 @@ impl Cell<'_> {
             Cell::Line(l) => l.map(|v| v.to_string()).unwrap_or_default(),
             Cell::Text(t) => t.unwrap_or_default().to_string(),
             Cell::OptCycles(c) => c.map(crate::output::thousands).unwrap_or_default(),
+            Cell::Name(n) => n.unwrap_or_default().to_string(),
         }
     }
 
     /// Numeric (right-aligned in tables).
     pub fn is_numeric(&self) -> bool {
-        !matches!(self, Cell::Flag(_) | Cell::Text(_))
+        !matches!(self, Cell::Flag(_) | Cell::Text(_) | Cell::Name(_))
     }
 
     /// As the JSON report holds it (`None`: not a JSON value).
@@ -236,6 +248,7 @@ impl Cell<'_> {
             Cell::Cycles(v) | Cell::Pct(v) => Value::from(v),
             Cell::Flag(b) => Value::from(b),
             Cell::Line(l) => l.map_or(Value::Null, Value::from),
+            Cell::Name(n) => Value::from(n?),
             Cell::Text(_) | Cell::OptCycles(_) => return None,
         })
     }
@@ -280,6 +293,7 @@ mod tests {
             watch: vec![],
             kdebug_timer_spans: 2,
             kdebug_timer_cycles: 5113,
+            loading: Some(crate::gameplay::Loading::DisplayOff),
         });
         r
     }
@@ -317,7 +331,7 @@ mod tests {
         let row: Vec<String> = FRAME_COLUMNS.iter().map(|c| (c.get)(&r, f).csv()).collect();
         assert_eq!(
             row.join(","),
-            "7,1.2,2.5,12.35,1,11,12,128005.8,3,17,-1,200,13,4.5,5.5,6.5,7.5,9,10,1,\"main, \"\"x\"\"\",99.2,2,5113"
+            "7,1.2,2.5,12.35,1,11,12,128005.8,3,17,-1,200,13,4.5,5.5,6.5,7.5,9,10,1,\"main, \"\"x\"\"\",99.2,display-off,2,5113"
         );
         let empty = Report::default();
         // The KDebug columns only for runs with timer spans.

@@ -62,6 +62,7 @@
 
 use std::collections::BTreeMap;
 
+use retroprof_megadrive::render::Renderer;
 use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{
     Clock, DmaEvent, DmaKind, FrameInfo, InstrCost, MdObserver, SystemView, VdpPort,
@@ -239,6 +240,27 @@ impl Attribution {
     }
 }
 
+/// Every colour of the VDP's palette memory is black (CRAM words are
+/// `0000 BBB0 GGG0 RRR0`, Sega Genesis Software Manual, "Color RAM"): the
+/// picture, backdrop included, can only be black.
+fn cram_black(view: &SystemView) -> bool {
+    view.vdp.snapshot().cram.iter().all(|&c| c & 0x0EEE == 0)
+}
+
+/// The picture the VDP's state draws is black on every 4th active line
+/// (rendered from the registers and memories as they are now, at the
+/// frame's end: megadrive's `Renderer::render_line`).
+fn picture_black(r: &mut Renderer, view: &SystemView) -> bool {
+    let v = view.vdp.snapshot();
+    let h = Renderer::active_height(v.regs);
+    let mut line = [0u32; 320];
+    r.reset_line_state();
+    (0..h).step_by(4).all(|y| {
+        r.render_line(&v, y as u16, &mut line);
+        line.iter().all(|&p| p & 0xFF_FFFF == 0)
+    })
+}
+
 /// A node of the call tree: a distinct stack (path from the root).
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -293,6 +315,20 @@ pub(crate) struct FrameAcc {
     pub refresh_mclk: u64,
     pub z80_stall_mclk: u64,
     pub interrupts: u32,
+    /// Display enable (VDP register 1 bit 6) as the frame's events left it
+    /// (set from the VDP at the frame's start, followed through register
+    /// writes).
+    pub display_now: bool,
+    /// The display was enabled at some time during the frame's active
+    /// lines (see [`crate::gameplay`]).
+    pub display_shown: bool,
+    /// The game marked this frame as loading ([`Profiler::mark_loading`]).
+    pub loading_marked: bool,
+    /// Every CRAM colour was black at the frame's start.
+    pub black_at_start: bool,
+    /// ... and at its end, or (a dropped frame) its picture at its end is
+    /// black (see [`crate::gameplay`]).
+    pub black: bool,
 }
 
 /// One finished frame, as the engine measured it (master clocks).
@@ -338,6 +374,16 @@ pub struct Profiler {
     // Loop detection.
     in_wait: bool,
     idle_calls: u32,
+    /// Detect the game's wait-for-VBlank polling loop and make it the idle
+    /// function ([`Profiler::detect_wait_loop`]).
+    detect_wait: bool,
+    /// Head addresses of the wait loops detected, in order.
+    pub(crate) wait_loops: Vec<u32>,
+    /// Polling loops seen that do not wait for VBlank.
+    wait_rejected: Vec<u32>,
+    /// Draws dropped frames' pictures for the gameplay rule (made on first
+    /// use).
+    renderer: Option<Box<Renderer>>,
     pub(crate) first_loop_frame: Option<u64>,
     // Frames.
     frame: u64,
@@ -389,6 +435,10 @@ impl Profiler {
             exc_depth: 0,
             in_wait: false,
             idle_calls: 0,
+            detect_wait: false,
+            wait_loops: Vec::new(),
+            wait_rejected: Vec::new(),
+            renderer: None,
             first_loop_frame: None,
             frame: 0,
             from,
@@ -550,6 +600,85 @@ impl Profiler {
         }
     }
 
+    /// With no idle function (no symbols): take the game's wait-for-VBlank
+    /// polling loop as the idle function once it is seen. The loop is the
+    /// one the 68000 core's polling fast path recognises (m68k `poll.rs`:
+    /// `MOVE <ea>,Dn; BTST #n,Dn; Bcc.s` back to the MOVE) and whose passes
+    /// the bus skips, which it does only for polls of bit 3 (VBlank) of the
+    /// VDP status port (megadrive `Bus68k::poll_skip`); of those, only a
+    /// loop closed by BEQ (spin while the flag is 0: wait *for* VBlank) is
+    /// taken, not one that waits for VBlank to end. Its three instructions
+    /// become a function of their own, `vblank_wait_0xADDRESS`, that is
+    /// idle from then on (up to 4 such loops).
+    pub fn set_detect_wait_loop(&mut self, on: bool) {
+        self.detect_wait = on;
+    }
+
+    /// The polling loop at `pcs` had passes skipped: make it the idle
+    /// function when it waits for VBlank (see
+    /// [`Profiler::set_detect_wait_loop`]). Cold: once per loop found.
+    #[cold]
+    #[inline(never)]
+    fn detect_wait_loop(&mut self, pcs: &[u32; 3], clock: &Clock) {
+        let head = pcs[0] & 0xFF_FFFF;
+        let bcc = (pcs[2] & 0xFF_FFFF) as usize;
+        if self.wait_loops.len() >= 4
+            || self.wait_loops.contains(&head)
+            || self.wait_rejected.contains(&head)
+        {
+            return;
+        }
+        // ROM code only; BEQ.s = 0x67xx (68000 PRM, Bcc: condition 0111 EQ).
+        let rom = &self.attr.rom_bytes;
+        if bcc + 1 >= rom.len() || rom[bcc] != 0x67 {
+            // Not a wait for VBlank: never look at it again.
+            if self.wait_rejected.len() < 64 {
+                self.wait_rejected.push(head);
+            }
+            return;
+        }
+        let id = self.attr.attrs.len() as u32;
+        self.attr.attrs.push(AttrInfo {
+            name: format!("vblank_wait_0x{head:06x}"),
+            function: 0,
+            addr: head,
+            file: None,
+            line: None,
+            inlined_into: None,
+            inline_chain: Vec::new(),
+            origin: FunctionOrigin::Bucket,
+            idle: true,
+        });
+        self.attr.idle.push(true);
+        for v in [
+            &mut self.mclk,
+            &mut self.snap,
+            &mut self.counted,
+            &mut self.calls,
+            &mut self.calls_base,
+        ] {
+            v.push(0);
+        }
+        // The loop's code: MOVE (2-6 bytes), BTST #3 (4), Bcc.s (2).
+        let end = bcc as u32 + 2;
+        let mut a = head;
+        while a < end && a < self.attr.rom_len {
+            self.attr.rom[(a >> 1) as usize] = id;
+            a += 2;
+        }
+        self.wait_loops.push(head);
+        // From here on the loop's time is idle: enter the wait now.
+        self.switch(id, clock);
+    }
+
+    /// Mark the current frame as one the game itself says is loading (not
+    /// gameplay; [`crate::gameplay`] rule "marked"). The hook for markers
+    /// a game writes, such as KDebug's: call it from the observer that
+    /// decodes them, on the marker's event.
+    pub fn mark_loading(&mut self) {
+        self.fa.loading_marked = true;
+    }
+
     /// End of a frame: call after `System::run_frame` returned `info`, with
     /// the system's view (for the watches) and its instruction count.
     /// `now` is the CPU's time (`System::mclk`), which may be past the
@@ -564,6 +693,18 @@ impl Profiler {
                 _ => view.read_long(a),
             })
             .collect();
+        // The VDP's own register is the truth: a disagreement with the
+        // followed writes (a write form not decoded) counts as shown.
+        if view.vdp.display_enabled() != self.fa.display_now {
+            self.fa.display_shown = true;
+        }
+        self.fa.black = self.fa.black_at_start && cram_black(view);
+        if self.fa.loop_starts == 0 && !self.fa.black {
+            // A dropped frame: is its picture black? (Cold: dropped frames
+            // only, every 4th line.)
+            let r = self.renderer.get_or_insert_with(Default::default);
+            self.fa.black = picture_black(r, view);
+        }
         self.frame_done_at(info, now, watch, instructions);
     }
 
@@ -613,6 +754,8 @@ impl Profiler {
         // STOP time (no instruction ran) counts as idle.
         let stopped = span.saturating_sub(busy + idle);
         idle += stopped;
+        // Enabled at the frame's end: on for its last active line.
+        self.fa.display_shown |= self.fa.display_now;
         let acc = std::mem::take(&mut self.fa);
         self.frames.push(RawFrame {
             frame: info.frame,
@@ -679,8 +822,10 @@ impl Profiler {
 
 impl MdObserver for Profiler {
     #[inline(always)]
-    fn frame_start(&mut self, frame: u64, _view: &SystemView) {
+    fn frame_start(&mut self, frame: u64, view: &SystemView) {
         self.frame = frame;
+        self.fa.display_now = view.vdp.display_enabled();
+        self.fa.black_at_start = cram_black(view);
     }
 
     #[inline(always)]
@@ -715,13 +860,17 @@ impl MdObserver for Profiler {
 
     fn poll_passes(
         &mut self,
-        _pcs: &[u32; 3],
+        pcs: &[u32; 3],
         mclk: &[u64; 3],
         refresh: &[u64; 3],
         _passes: u64,
-        _clock: &Clock,
+        clock: &Clock,
     ) {
-        // `accepts_poll_passes` checked that every PC is in `cur_attr`.
+        if self.detect_wait && !self.attr.is_idle(self.cur_attr) {
+            self.detect_wait_loop(pcs, clock);
+        }
+        // `accepts_poll_passes` checked that every PC is in `cur_attr`
+        // (or the loop just became a function of its own).
         let a = self.cur_attr;
         let t: u64 = mclk.iter().sum();
         self.mclk[a as usize] += t;
@@ -800,11 +949,24 @@ impl MdObserver for Profiler {
 
     #[inline(always)]
     fn vdp_write(&mut self, port: VdpPort, value: u16, clock: &Clock) {
-        // A KDebug marker (registers 29-31) is timed at this
-        // instruction's `instruction` event (`apply_pending`, which a
-        // call/return pending beside it also runs).
-        if self.kdebug.write(port, value, clock) && matches!(self.pending, Pending::None) {
-            self.pending = Pending::KDebug;
+        use crate::kdebug::VdpWrite;
+        match self.kdebug.write(port, value, clock) {
+            // A KDebug marker (registers 29-31) is timed at this
+            // instruction's `instruction` event (`apply_pending`, which a
+            // call/return pending beside it also runs).
+            VdpWrite::Marker if matches!(self.pending, Pending::None) => {
+                self.pending = Pending::KDebug;
+            }
+            // Register 1, bit 6: display enable (the gameplay rule).
+            VdpWrite::Register(1, v) => {
+                let on = v & 0x40 != 0;
+                // It was on for part of the active lines before this write.
+                if self.fa.display_now && !clock.in_vblank() {
+                    self.fa.display_shown = true;
+                }
+                self.fa.display_now = on;
+            }
+            _ => {}
         }
     }
 

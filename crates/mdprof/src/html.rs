@@ -1,12 +1,24 @@
-//! `--html FILE`: one self-contained HTML report (no scripts, fonts,
-//! style sheets or images from elsewhere: inline CSS, inline SVG plots, the
-//! screenshot as a base64 `data:` PNG).
+//! `--html FILE`: one self-contained HTML report (nothing from elsewhere:
+//! no network, fonts, style sheets or images; inline CSS, inline SVG
+//! plots, one small inline script, the screenshot as a base64 `data:`
+//! PNG).
 //!
-//! Contents: the summary (mean/max load, dropped frames, DMA), warnings,
-//! an SVG plot of load % per frame (100 % line, dropped frames marked in
-//! red), an SVG plot of DMA bytes per frame (VBlank and active display
-//! stacked), the top functions table, the worst frames with their top
-//! functions, and a screenshot of the worst frame.
+//! Contents: the summary (mean/max load, dropped frames, DMA, loading
+//! frames set aside), warnings, an SVG plot of load % per frame (y axis to
+//! the data's maximum, 100 % line, dropped frames marked in red, frames
+//! before `--from` shaded grey, loading frames set aside shaded yellow), an
+//! SVG plot of DMA bytes per frame (VBlank and active display stacked), the
+//! top functions table, the worst gameplay frames with their top
+//! functions, and a screenshot of the worst gameplay frame
+//! ([`crate::gameplay`]).
+//!
+//! # What happened in this frame
+//! Hovering a plot shows the frame under the pointer in a panel (load,
+//! busy cycles, dropped or not, loading or gameplay, the DMA split, the
+//! wait line, the frame's top functions); a click pins it (click again to
+//! unpin). The per-frame data is embedded once, compactly, as JSON in a
+//! `<script type="application/json" id="frame-data">` element
+//! ([`frame_data`]); the page's script (under 3 KB) only reads it.
 //!
 //! # The worst frame's screenshot
 //! The worst frame is known only after the run, and rendering every frame
@@ -163,7 +175,28 @@ table{border-collapse:collapse;background:#fff;font-size:13px}th,td{border:1px s
 th{background:#f0f0f0;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}\
 .warn{background:#fff4e5;border:1px solid #f0c36d;padding:6px 10px;margin:4px 0;border-radius:4px}\
 svg{background:#fff;border:1px solid #ddd}.legend{font-size:12px;color:#444}\
-img.shot{image-rendering:pixelated;border:1px solid #999}";
+img.shot{image-rendering:pixelated;border:1px solid #999}\
+.plots{display:flex;gap:14px;align-items:flex-start}.plots h2{margin-top:16px}\
+.info{position:sticky;top:10px;background:#fff;border:1px solid #ddd;border-radius:6px;padding:8px 12px;min-width:260px;font-size:13px}\
+.info table{margin-top:6px}.info .pin{color:#2c6fbb}";
+
+/// The page's script: reads `#frame-data`, follows the pointer over the
+/// plots (same x mapping as [`Axes::x`]), fills `#frame-info`.
+const SCRIPT: &str = r#"(function(){
+var D=JSON.parse(document.getElementById('frame-data').textContent);
+var info=document.getElementById('frame-info'),pinned=-1,L=56,R=12,W=1000;
+var why={b:'loading: boot (before the first game loop)',d:'loading: display off during all active lines',k:'loading: nothing but black on screen',s:'loading: in a stall (10+ frames without a VBlank wait)',m:'loading: marked by the game'};
+function n(v){return Math.round(v).toLocaleString('en-US');}
+function e(t){return String(t).replace(/[&<>"']/g,function(c){return '&#'+c.charCodeAt(0)+';';});}
+function show(i){var f=D.f[i];if(!f)return;
+var h='<b>Frame '+(D.first+i)+'</b>'+(i===pinned?' <span class="pin">(pinned)</span>':'')+'<br>load '+(f[0]/100).toFixed(1)+' % ('+n(f[1])+' busy cycles of '+n(D.fc)+')<br>'+(f[2]?'<b style="color:#c0392b">dropped</b> (no new game loop)':'not dropped')+'<br>'+(f[3]?why[f[3]]:'gameplay')+(f[4]?'':' &middot; before --from')+'<br>DMA: '+n(f[5])+' bytes in VBlank, '+n(f[6])+' in active display, '+n(f[7])+' fill/copy<br>waited for VBlank from line '+(f[8]<0?'- (never)':f[8]);
+if(f[9].length){h+='<table><tr><th>top functions</th><th>cycles</th></tr>';for(var k=0;k<f[9].length;k+=2){h+='<tr><td>'+e(D.fn[f[9][k]])+'</td><td class="n">'+n(f[9][k+1])+'</td></tr>';}h+='</table>';}
+info.innerHTML=h;}
+function idx(ev,svg){var b=svg.getBoundingClientRect(),x=(ev.clientX-b.left)*W/b.width;return Math.floor((x-L)*D.f.length/(W-L-R));}
+document.querySelectorAll('svg.plot').forEach(function(svg){
+svg.addEventListener('mousemove',function(ev){if(pinned<0){var i=idx(ev,svg);if(i>=0&&i<D.f.length)show(i);}});
+svg.addEventListener('click',function(ev){var i=idx(ev,svg);if(i<0||i>=D.f.length)return;pinned=(pinned===i)?-1:i;show(i);});});
+})();"#;
 
 const PLOT_W: f64 = 1000.0;
 const PLOT_H: f64 = 220.0;
@@ -208,7 +241,7 @@ fn nice_max(v: f64) -> f64 {
 fn axes_svg(s: &mut String, a: &Axes, first_frame: u64, unit: &str, id: &str, title: &str) {
     let _ = write!(
         s,
-        "<svg id=\"{id}\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{PLOT_W}\" height=\"{PLOT_H}\" viewBox=\"0 0 {PLOT_W} {PLOT_H}\" role=\"img\"><title>{}</title>",
+        "<svg id=\"{id}\" class=\"plot\" width=\"{PLOT_W}\" height=\"{PLOT_H}\" viewBox=\"0 0 {PLOT_W} {PLOT_H}\" role=\"img\"><title>{}</title>",
         esc(title)
     );
     for k in 0..=4 {
@@ -246,21 +279,90 @@ fn axes_svg(s: &mut String, a: &Axes, first_frame: u64, unit: &str, id: &str, ti
     );
 }
 
+/// Contiguous runs of frame indices where `pick` holds, as (first, last).
+fn runs(r: &Report, pick: impl Fn(&crate::report::FrameRecord) -> bool) -> Vec<(usize, usize)> {
+    let mut v: Vec<(usize, usize)> = Vec::new();
+    for (i, f) in r.frames.iter().enumerate() {
+        if pick(f) {
+            match v.last_mut() {
+                Some(l) if l.1 + 1 == i => l.1 = i,
+                _ => v.push((i, i)),
+            }
+        }
+    }
+    v
+}
+
+/// Shaded bands behind a plot: frames before `--from` (grey) and counted
+/// loading frames set aside ([`crate::gameplay`], yellow).
+fn bands(s: &mut String, r: &Report, a: &Axes) {
+    let half = a.bar_w() / 2.0;
+    let mut band = |runs: Vec<(usize, usize)>, class: &str, fill: &str, what: &str| {
+        for (i, j) in runs {
+            let x0 = a.x(i) - half;
+            let x1 = a.x(j) + half;
+            let _ = write!(
+                s,
+                "<rect class=\"{class}\" x=\"{x0:.1}\" y=\"{M_T}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{fill}\"><title>{what}: frames {}-{}</title></rect>",
+                x1 - x0,
+                PLOT_H - M_T - M_B,
+                r.frames[i].frame,
+                r.frames[j].frame
+            );
+        }
+    };
+    band(
+        runs(r, |f| !f.counted),
+        "before-from",
+        "#e5e5e5",
+        "before --from",
+    );
+    if !r.options.include_loading {
+        band(
+            runs(r, |f| f.counted && f.loading.is_some()),
+            "loading",
+            "#fcf3cf",
+            "set aside as loading",
+        );
+    }
+}
+
+/// Axis maximum for data up to `v`: the next of 1, 1.2, 1.5, 2, 2.5, 3,
+/// 4, 5, 6, 8 times a power of ten (so 100 % stays 100 %).
+fn axis_max(v: f64) -> f64 {
+    if v <= 0.0 {
+        return 1.0;
+    }
+    let p = 10f64.powf(v.log10().floor());
+    for m in [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0] {
+        if v <= m * p * (1.0 + 1e-9) {
+            return m * p;
+        }
+    }
+    10.0 * p
+}
+
 fn load_plot(r: &Report) -> String {
     let frames = &r.frames;
-    let max_load = frames.iter().map(|f| f.load_pct).fold(100.0f64, f64::max);
+    let max_load = frames.iter().map(|f| f.load_pct).fold(0.0f64, f64::max);
     let a = Axes {
         n: frames.len(),
-        max: nice_max(max_load * 1.05),
+        max: axis_max(max_load),
     };
     let mut s = String::new();
     let first = frames.first().map(|f| f.frame).unwrap_or(0);
     axes_svg(&mut s, &a, first, "%", "load-plot", "CPU load % per frame");
+    bands(&mut s, r, &a);
     // Dropped frames: red background bars.
     let bw = a.bar_w();
     let mut d = String::new();
+    // Dropped frames in red; loading frames set aside have their yellow
+    // band instead (the panel still says when one dropped).
+    let aside = |f: &crate::report::FrameRecord| {
+        f.counted && f.loading.is_some() && !r.options.include_loading
+    };
     for (i, f) in frames.iter().enumerate() {
-        if f.dropped {
+        if f.dropped && !aside(f) {
             let _ = write!(d, "M{:.1} {:.1}V{:.1}", a.x(i), M_T, PLOT_H - M_B);
         }
     }
@@ -281,12 +383,14 @@ fn load_plot(r: &Report) -> String {
             a.y(f.load_pct)
         );
     }
-    let y100 = a.y(100.0);
-    let _ = write!(
-        s,
-        "<line x1=\"{M_L}\" x2=\"{:.1}\" y1=\"{y100:.1}\" y2=\"{y100:.1}\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/>",
-        PLOT_W - M_R
-    );
+    if a.max >= 100.0 {
+        let y100 = a.y(100.0);
+        let _ = write!(
+            s,
+            "<line x1=\"{M_L}\" x2=\"{:.1}\" y1=\"{y100:.1}\" y2=\"{y100:.1}\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\"/>",
+            PLOT_W - M_R
+        );
+    }
     if !pts.is_empty() {
         let _ = write!(
             s,
@@ -305,11 +409,12 @@ fn dma_plot(r: &Report) -> String {
         .fold(0.0, f64::max);
     let a = Axes {
         n: frames.len(),
-        max: nice_max(max * 1.05),
+        max: axis_max(max),
     };
     let mut s = String::new();
     let first = frames.first().map(|f| f.frame).unwrap_or(0);
     axes_svg(&mut s, &a, first, "", "dma-plot", "DMA bytes per frame");
+    bands(&mut s, r, &a);
     let bw = a.bar_w();
     let (mut vb, mut ac) = (String::new(), String::new());
     for (i, f) in frames.iter().enumerate() {
@@ -349,6 +454,103 @@ fn card(s: &mut String, value: &str, label: &str, bad: bool) {
     );
 }
 
+/// The per-frame data the page's script reads, as compact JSON:
+/// `{"first":F,"fc":cycles per frame,"fn":[function names],"f":[...]}`,
+/// one array per frame: `[load % x 100, busy cycles, dropped 0/1, loading
+/// ("" gameplay, "b" boot, "d" display off, "k" black, "s" stall, "m" marked), counted 0/1, DMA
+/// VBlank bytes, DMA active bytes, fill/copy bytes, wait line (-1: none),
+/// [function index, cycles, ...]]` (cycles rounded). `fn` holds only the
+/// functions some frame's top list names, in the report's order.
+pub fn frame_data(r: &Report) -> String {
+    use crate::gameplay::Loading;
+    let mut used = vec![usize::MAX; r.functions.len()];
+    let mut names: Vec<usize> = Vec::new();
+    for f in &r.frames {
+        for t in &f.top {
+            if t.function < used.len() && used[t.function] == usize::MAX {
+                used[t.function] = 0;
+                names.push(t.function);
+            }
+        }
+    }
+    names.sort_unstable();
+    for (k, &i) in names.iter().enumerate() {
+        used[i] = k;
+    }
+    let mut s = String::with_capacity(64 * r.frames.len() + 64);
+    let _ = write!(
+        s,
+        "{{\"first\":{},\"fc\":{:.1},\"fn\":[",
+        r.frames.first().map_or(0, |f| f.frame),
+        r.timing.cycles_per_frame
+    );
+    for (k, &i) in names.iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        s.push_str(&json_str(&r.functions[i].name));
+    }
+    s.push_str("],\"f\":[");
+    for (k, f) in r.frames.iter().enumerate() {
+        if k > 0 {
+            s.push(',');
+        }
+        let why = match f.loading {
+            None => "",
+            Some(Loading::Boot) => "b",
+            Some(Loading::DisplayOff) => "d",
+            Some(Loading::Black) => "k",
+            Some(Loading::Stall) => "s",
+            Some(Loading::Marked) => "m",
+        };
+        let _ = write!(
+            s,
+            "[{},{},{},\"{why}\",{},{},{},{},{},[",
+            (f.load_pct * 100.0).round() as i64,
+            f.busy_cycles.round() as i64,
+            f.dropped as u8,
+            f.counted as u8,
+            f.dma_vblank_bytes,
+            f.dma_active_bytes,
+            f.dma_fill_copy_bytes,
+            f.idle_enter_line.map_or(-1, i32::from),
+        );
+        let mut first = true;
+        for t in f.top.iter().filter(|t| t.function < used.len()) {
+            if !first {
+                s.push(',');
+            }
+            first = false;
+            let _ = write!(s, "{},{}", used[t.function], t.cycles.round() as i64);
+        }
+        s.push_str("]]");
+    }
+    s.push_str("]}");
+    s
+}
+
+/// A JSON string literal that is also safe inside a `<script>` element
+/// (`<` escaped, so no `</script>` can appear).
+fn json_str(v: &str) -> String {
+    let mut o = String::with_capacity(v.len() + 2);
+    o.push('"');
+    for c in v.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '<' => o.push_str("\\u003c"),
+            '>' => o.push_str("\\u003e"),
+            '&' => o.push_str("\\u0026"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
 /// The whole report as one HTML page.
 pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     let r = report;
@@ -365,7 +567,7 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
         "<h1>{}</h1><div class=\"sub\">{} &middot; {} &middot; {} frames run, statistics from frame {} &middot; symbols: {}</div>",
         esc(&title),
         esc(r.rom.title.trim()),
-        esc(&r.rom.region),
+        esc(&crate::output::region_name(&r.rom.region)),
         sm.frames_run,
         r.options.from,
         esc(&r.symbols.source)
@@ -398,9 +600,31 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     card(
         &mut s,
         &sm.dropped_frames.to_string(),
-        "dropped frames",
+        if r.options.include_loading {
+            "dropped frames"
+        } else {
+            "dropped gameplay frames"
+        },
         sm.dropped_frames > 0,
     );
+    if !r.options.include_loading {
+        card(
+            &mut s,
+            &format!(
+                "{} ({} dropped)",
+                sm.loading_frames, sm.dropped_loading_frames
+            ),
+            &format!(
+                "loading frames set aside: {} boot, {} display off, {} black, {} stall, {} marked",
+                sm.loading_boot_frames,
+                sm.loading_display_off_frames,
+                sm.loading_black_frames,
+                sm.loading_stall_frames,
+                sm.loading_marked_frames
+            ),
+            false,
+        );
+    }
     card(
         &mut s,
         &num(sm.dma_vblank_bytes as f64),
@@ -423,11 +647,18 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     }
 
     s.push_str("<h2>CPU load per frame</h2>\n");
+    s.push_str("<div class=\"plots\"><div>");
     s.push_str(&load_plot(r));
-    s.push_str("<div class=\"legend\">blue: busy cycles / frame length; dashed red: 100 %; red bands: dropped frames (no new game loop started)</div>\n");
+    s.push_str("<div class=\"legend\">blue: busy cycles / frame length; dashed red: 100 %; red bands: dropped frames (no new game loop started); grey: before --from; yellow: loading frames set aside (before the first game loop, display off, black screen, stalls of 10+ frames without a VBlank wait, marked by the game)</div>\n");
     s.push_str("<h2>DMA per frame</h2>\n");
     s.push_str(&dma_plot(r));
-    s.push_str("<div class=\"legend\">blue: 68000&rarr;VDP DMA bytes moved in VBlank; orange: moved during active display</div>\n");
+    s.push_str("<div class=\"legend\">blue: 68000&rarr;VDP DMA bytes moved in VBlank; orange: moved during active display. Hover a plot for a frame's details, click to pin it.</div>\n");
+    s.push_str("</div><div id=\"frame-info\" class=\"info\"><b>Frame details</b><br>Hover a plot to see what happened in a frame; click to pin it.</div></div>\n");
+    s.push_str("<script type=\"application/json\" id=\"frame-data\">");
+    s.push_str(&frame_data(r));
+    s.push_str("</script>\n<script>");
+    s.push_str(SCRIPT);
+    s.push_str("</script>\n");
 
     s.push_str("<h2>Top functions</h2>\n<table id=\"functions\"><tr><th>function</th><th>self cycles</th><th>% all</th><th>% busy</th><th>calls</th><th>cycles/call</th><th>inclusive cycles</th></tr>\n");
     for f in r.functions.iter().take(r.options.top.max(1)) {
@@ -438,13 +669,26 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
         };
         let _ = writeln!(
             s,
-            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2}</td><td class=\"n\">{:.2}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.2}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             esc(&name),
             num(f.self_cycles),
             f.pct_all,
-            f.pct_busy,
-            f.calls,
-            f.cycles_per_call,
+            if f.idle {
+                "idle".to_string()
+            } else {
+                format!("{:.2}", f.pct_busy)
+            },
+            // Entered only by jumps or falling through: no per-call figure.
+            if f.calls == 0 {
+                "-".to_string()
+            } else {
+                f.calls.to_string()
+            },
+            if f.calls == 0 {
+                "-".to_string()
+            } else {
+                format!("{:.1}", f.cycles_per_call)
+            },
             num(f.inclusive_cycles)
         );
     }
@@ -454,7 +698,12 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
         .iter()
         .filter_map(|n| crate::columns::column(n))
         .collect();
-    s.push_str("<h2>Worst frames</h2>\n<table id=\"worst\"><tr>");
+    s.push_str(if r.options.include_loading {
+        "<h2>Worst frames</h2>\n"
+    } else {
+        "<h2>Worst gameplay frames</h2>\n"
+    });
+    s.push_str("<table id=\"worst\"><tr>");
     for c in &worst_cols {
         let _ = write!(s, "<th>{}</th>", esc(c.label));
     }
@@ -490,8 +739,9 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
         Some(p) => {
             let _ = writeln!(
                 s,
-                "<p>Frame {} as the console drew it ({}x{}):</p><img class=\"shot\" alt=\"frame {}\" width=\"{}\" height=\"{}\" src=\"data:image/png;base64,{}\">",
+                "<p>Frame {} (the worst{} frame) as the console drew it ({}x{}):</p><img class=\"shot\" alt=\"frame {}\" width=\"{}\" height=\"{}\" src=\"data:image/png;base64,{}\">",
                 p.frame,
+                if r.options.include_loading { "" } else { " gameplay" },
                 p.width,
                 p.height,
                 p.frame,

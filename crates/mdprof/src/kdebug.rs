@@ -217,6 +217,23 @@ enum Op {
     Timer(u8),
 }
 
+/// What a VDP write was, as [`KDebug::write`] decodes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VdpWrite {
+    /// A write to VDP register `.0` (0-28) with value `.1`.
+    Register(u8, u8),
+    /// A KDebug marker, timed at the instruction's start.
+    Marker,
+    /// Anything else (data, commands, KDebug writes that end nothing).
+    Other,
+}
+
+impl VdpWrite {
+    pub fn is_marker(self) -> bool {
+        self == VdpWrite::Marker
+    }
+}
+
 /// The decoder: feed it every VDP write and, after each instruction that
 /// wrote, that instruction's start time.
 #[derive(Debug)]
@@ -259,27 +276,36 @@ impl KDebug {
         KDebug::default()
     }
 
-    /// A CPU write to the VDP. Returns true when it left a marker that
-    /// waits for [`KDebug::resolve`] (the instruction's start time).
+    /// A CPU write to the VDP, decoded once for the whole profiler: a
+    /// control-port word `10rr rrrr dddd dddd` that is not the second half
+    /// of a two-word command writes register r (Sega Genesis Software
+    /// Manual, VDP "Register set"; a data-port access ends a half-written
+    /// command). Registers 29-31 are KDebug's; [`VdpWrite::Marker`] says
+    /// the write left a marker that waits for [`KDebug::resolve`] (the
+    /// instruction's start time).
     #[inline]
-    pub fn write(&mut self, port: VdpPort, v: u16, clock: &Clock) -> bool {
+    pub fn write(&mut self, port: VdpPort, v: u16, clock: &Clock) -> VdpWrite {
         if port == VdpPort::Data {
             self.second_word = false;
-            return false;
+            return VdpWrite::Other;
         }
         if self.second_word {
             self.second_word = false;
-            return false;
+            return VdpWrite::Other;
         }
         if v & 0xC000 != 0x8000 {
             self.second_word = true;
-            return false;
+            return VdpWrite::Other;
         }
-        let reg = (v >> 8) & 0x1F;
+        let reg = ((v >> 8) & 0x1F) as u8;
         if reg < 29 {
-            return false;
+            return VdpWrite::Register(reg, v as u8);
         }
-        self.register(reg as u8, v as u8, clock)
+        if self.register(reg, v as u8, clock) {
+            VdpWrite::Marker
+        } else {
+            VdpWrite::Other
+        }
     }
 
     #[cold]
@@ -745,7 +771,7 @@ mod tests {
     fn feed(k: &mut KDebug, words: &[u16]) {
         let clock = Clock::default();
         for (i, &w) in words.iter().enumerate() {
-            if k.write(VdpPort::Control, w, &clock) {
+            if k.write(VdpPort::Control, w, &clock).is_marker() {
                 k.resolve(1_000 * (i as u64 + 1));
             }
         }
@@ -781,7 +807,7 @@ mod tests {
         let clock = Clock::default();
         k.write(VdpPort::Control, 0x4000, &clock);
         k.write(VdpPort::Data, 0x1234, &clock);
-        assert!(k.write(VdpPort::Control, 0x9D00, &clock));
+        assert!(k.write(VdpPort::Control, 0x9D00, &clock).is_marker());
         k.resolve(10);
         assert_eq!(k.finish(0, 0, 0).unwrap().halts.len(), 1);
     }
@@ -791,8 +817,8 @@ mod tests {
         let mut k = KDebug::new();
         let clock = Clock::default();
         // move.l #0x9F809F40: start then stop in one instruction.
-        assert!(k.write(VdpPort::Control, 0x9F80, &clock));
-        assert!(k.write(VdpPort::Control, 0x9F40, &clock));
+        assert!(k.write(VdpPort::Control, 0x9F80, &clock).is_marker());
+        assert!(k.write(VdpPort::Control, 0x9F40, &clock).is_marker());
         k.resolve(700);
         let r = k.finish(0, 0, 0).unwrap();
         assert_eq!(r.spans[0].cycles, 4);
@@ -837,7 +863,7 @@ mod tests {
             k.write(VdpPort::Control, 0x9E58, &clock);
         }
         assert!(k.msg.capacity() <= 2 * MAX_MESSAGE);
-        assert!(k.write(VdpPort::Control, 0x9E00, &clock));
+        assert!(k.write(VdpPort::Control, 0x9E00, &clock).is_marker());
         k.resolve(5);
         let r = k.finish(0, 0, 0).unwrap();
         assert_eq!(r.malformed.overlong, 1);

@@ -14,6 +14,7 @@
 pub mod columns;
 pub mod demo;
 pub mod engine;
+pub mod gameplay;
 pub mod heapbridge;
 pub mod html;
 pub mod kdebug;
@@ -75,6 +76,10 @@ pub struct ProfileOptions {
     /// End the run with the frame in which the game calls `KDebug_Halt()`
     /// ([`kdebug`]); the report covers the frames up to it.
     pub stop_on_halt: bool,
+    /// Count the frames the gameplay rule sets aside (boot, display off,
+    /// marked as loading: [`gameplay`]) in the load statistics, the worst
+    /// frames and `--fail-over-load` (`--include-loading`).
+    pub include_loading: bool,
 }
 
 /// Where the 68000's exception entry processing (the interrupt
@@ -108,6 +113,7 @@ impl Default for ProfileOptions {
             entry: EntryCharge::Handler,
             reference_rules: ReferenceRules::default(),
             stop_on_halt: false,
+            include_loading: false,
         }
     }
 }
@@ -250,12 +256,10 @@ impl Session {
             options.idle.clone()
         };
         let (attribution, idle_found) = Attribution::build(&index, &rom.data, &idle);
-        if idle_found.is_empty() {
-            warnings.push(format!(
-                "no idle function found ({}): every cycle counts as busy and no game loop is detected; \
-                 name the game's wait with --idle NAME",
-                idle.join(", ")
-            ));
+        // With no symbols the run looks for the game's wait loop instead
+        // (build.rs says what it found).
+        if idle_found.is_empty() && symbols.is_some() {
+            warnings.push(no_idle_warning(&idle));
         }
         let rules = options.reference_rules.names();
         if !rules.is_empty() {
@@ -345,6 +349,7 @@ impl Session {
             watches,
         );
         prof.set_entry_charge(self.options.entry);
+        prof.set_detect_wait_loop(self.detects_wait_loop());
         let mut stopped = None;
         let mut last_info: Option<FrameInfo> = None;
         for frame in 0..self.options.frames {
@@ -393,6 +398,24 @@ impl Session {
             ));
         }
         report
+    }
+}
+
+/// The warning when no idle function was found.
+pub(crate) fn no_idle_warning(idle: &[String]) -> String {
+    format!(
+        "no idle function found ({}): every cycle counts as busy and no game loop is detected; \
+         name the game's wait with --idle NAME",
+        idle.join(", ")
+    )
+}
+
+impl Session {
+    /// No symbols and no idle function: the run takes the game's
+    /// wait-for-VBlank polling loop as the idle function
+    /// ([`Profiler::set_detect_wait_loop`]).
+    pub fn detects_wait_loop(&self) -> bool {
+        self.symbols.is_none() && self.idle_found.is_empty()
     }
 }
 

@@ -46,9 +46,10 @@ pub struct Report {
     /// The `--watch` values, in the order given; each frame's
     /// [`FrameRecord::watch`] has one value per entry.
     pub watches: Vec<WatchSpec>,
-    /// Frame numbers of the worst counted frames from the first game loop
-    /// on (boot frames excluded; all frames if no loop started), highest
-    /// busy cycles first, ties by frame number, at most `options.top`.
+    /// Frame numbers of the worst counted gameplay frames
+    /// ([`crate::gameplay`]; all counted frames with
+    /// `options.include_loading`), highest busy cycles first, ties by frame
+    /// number, at most `options.top`.
     pub worst_frames: Vec<u64>,
     /// Weighted call stacks (see [`StackSample`]), sorted by stack.
     pub stacks: Vec<StackSample>,
@@ -124,6 +125,10 @@ pub struct RunOptions {
     /// called `KDebug_Halt()` (absent when off).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stop_on_halt: bool,
+    /// `--include-loading`: no frame is set aside as loading
+    /// ([`crate::gameplay`]); absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_loading: bool,
 }
 
 fn default_entry() -> String {
@@ -152,12 +157,12 @@ pub struct Summary {
     pub idle_cycles: f64,
     /// Busy + idle (all the CPU did; STOP time is counted as idle).
     pub total_cycles: f64,
-    /// Mean load over the same frames as `max_load_pct`: counted frames
-    /// from the first game loop on (all counted frames if no loop started).
+    /// Mean load over the same frames as `max_load_pct`: the counted
+    /// gameplay frames ([`crate::gameplay`]; all counted frames with
+    /// `options.include_loading`).
     pub mean_load_pct: f64,
-    /// Highest load of a counted frame from the first game loop on (boot
-    /// frames, which are 100 % busy, excluded; all frames if no loop
-    /// started).
+    /// Highest load of a counted gameplay frame (boot and loading frames,
+    /// which are 100 % busy, set aside; see [`crate::gameplay`]).
     pub max_load_pct: f64,
     /// First such frame with the highest load (`None` with no frames).
     pub max_load_frame: Option<u64>,
@@ -170,11 +175,35 @@ pub struct Summary {
     pub p95_load_pct: f64,
     #[serde(default)]
     pub p99_load_pct: f64,
-    /// Counted dropped frames from the first game loop on (boot frames
-    /// are not counted; their records still say `dropped`).
+    /// Counted dropped gameplay frames (0 when no game loop was ever
+    /// detected; with `options.include_loading`, every counted dropped
+    /// frame). Loading frames' records still say `dropped`.
     pub dropped_frames: u64,
     /// Those frames, in order.
     pub dropped: Vec<u64>,
+    /// Counted frames set aside as loading ([`crate::gameplay`]): the sum
+    /// of the five reasons below (0 with `options.include_loading`).
+    #[serde(default)]
+    pub loading_frames: u64,
+    /// ... before the first game loop.
+    #[serde(default)]
+    pub loading_boot_frames: u64,
+    /// ... with the display disabled during all active lines.
+    #[serde(default)]
+    pub loading_display_off_frames: u64,
+    /// ... with nothing but black on screen.
+    #[serde(default)]
+    pub loading_black_frames: u64,
+    /// ... in a stall (a long run of frames without a VBlank wait).
+    #[serde(default)]
+    pub loading_stall_frames: u64,
+    /// ... marked as loading by the game.
+    #[serde(default)]
+    pub loading_marked_frames: u64,
+    /// Dropped frames among the loading frames (0 when no game loop was
+    /// ever detected).
+    #[serde(default)]
+    pub dropped_loading_frames: u64,
     /// First frame in which a game loop started (`None`: never).
     pub first_loop_frame: Option<u64>,
     pub loops: u64,
@@ -274,6 +303,10 @@ pub struct FrameRecord {
     pub load_pct: f64,
     /// No new game loop started during this frame.
     pub dropped: bool,
+    /// Why the frame is not gameplay ([`crate::gameplay`]); absent for
+    /// gameplay frames. Set whether or not `--include-loading` counts it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loading: Option<crate::gameplay::Loading>,
     /// Game loops that started in this frame (normally 0 or 1).
     pub loop_starts: u32,
     /// Line where the game entered the idle wait (the first time in this
@@ -349,6 +382,15 @@ impl Report {
     /// Frames in the statistics.
     pub fn counted_frames(&self) -> impl Iterator<Item = &FrameRecord> {
         self.frames.iter().filter(|f| f.counted)
+    }
+
+    /// Frames in the load statistics: counted frames that are gameplay, or
+    /// all counted frames with `options.include_loading`.
+    pub fn load_frames(&self) -> impl Iterator<Item = &FrameRecord> {
+        let all = self.options.include_loading;
+        self.frames
+            .iter()
+            .filter(move |f| f.counted && (all || f.loading.is_none()))
     }
 
     /// Record of frame `n`, if it ran.

@@ -27,6 +27,19 @@ use crate::{out, outln};
                   starts at the first VBlank line (line 224 in NTSC V28). Cycles are 68000 cycles \
                   (master clocks / 7). Interrupt entry is charged to the interrupt handler \
                   (--entry interrupted: to the interrupted code, as emulator hooks do).\n\n\
+                  Gameplay frames first: frames before the first game loop, frames with the \
+                  display off during all active lines, frames with nothing but black on screen, runs of 10+ frames in which \
+                  the game never waited for VBlank (a load), and \
+                  frames the game marks as loading are \
+                  set aside from the load figures, the worst frames and --fail-over-load (the \
+                  report says how many and why; --include-loading counts them). Dropped frames \
+                  are reported for all frames, gameplay and loading apart.\n\n\
+                  Terminal report columns: self = cycles at the function's own addresses; %busy \
+                  = share of busy cycles (idle functions say idle); calls = JSR/BSR calls and \
+                  exception entries, '-' (and cyc/call '-') for code entered only by jumps or by \
+                  falling through (local labels, tail calls); inclusive = cycles with the \
+                  function on the call stack; wait = the line at which the game began waiting \
+                  for VBlank in that frame ('-': it never waited).\n\n\
                   With no ROM, profiles the built-in demo (the known-costs test ROM).\n\n\
                   Pad scripts (--input, --input2): FROM-TO:BUTTONS (inclusive), FROM:BUTTONS (one \
                   frame) or FROM-:BUTTONS (to the end); frames count from 0; buttons are letters \
@@ -103,6 +116,13 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N")]
     pub fail_dropped_over: Option<u64>,
 
+    /// Count the frames set aside as loading (before the first game loop,
+    /// display off or a black screen all frame, 10+ frames without a VBlank
+    /// wait, marked by the game) in
+    /// the load figures, the worst frames and --fail-over-load.
+    #[arg(long)]
+    pub include_loading: bool,
+
     /// Track SGDK's MEM_alloc/MEM_free (heap report; FILE: the event log in retroprof heap's format).
     #[arg(long, value_name = "FILE", num_args = 0..=1)]
     pub heap: Option<Option<PathBuf>>,
@@ -170,6 +190,7 @@ fn options(args: &ProfileArgs, rom: &Rom) -> ProfileOptions {
         },
         reference_rules: reference_rules(&a.reference_rule),
         stop_on_halt: args.stop_on_halt,
+        include_loading: args.include_loading,
     }
 }
 
@@ -424,9 +445,14 @@ fn gates(args: &ProfileArgs, r: &Report) -> Vec<String> {
         let over = output::frames_over_load(r, max);
         if !over.is_empty() {
             v.push(format!(
-                "{}: {} frame(s) over {max}% load: {}",
+                "{}: {} {}frame(s) over {max}% load: {}",
                 r.rom.path,
                 over.len(),
+                if r.options.include_loading {
+                    ""
+                } else {
+                    "gameplay "
+                },
                 list(&over)
             ));
         }
