@@ -21,6 +21,7 @@ pub mod sampler;
 pub mod trace;
 
 mod build;
+mod stack;
 
 use std::path::Path;
 
