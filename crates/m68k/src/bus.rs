@@ -295,3 +295,106 @@ impl Observer for () {
         true
     }
 }
+
+/// A bus and a separate observer as one host for [`crate::Cpu::run_on`]
+/// (what [`crate::Cpu::run_until`] and [`crate::Cpu::step`] run against):
+/// every [`Bus`] method goes to `bus`, every [`Observer`] method to `obs`.
+/// A host that owns its observer (the Mega Drive console) implements both
+/// traits itself instead.
+pub struct WithObserver<'a, B: ?Sized, O: ?Sized> {
+    pub bus: &'a mut B,
+    pub obs: &'a mut O,
+}
+
+impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
+    #[inline(always)]
+    fn read_byte(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u8> {
+        self.bus.read_byte(addr, fc, now)
+    }
+    #[inline(always)]
+    fn read_word(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u16> {
+        self.bus.read_word(addr, fc, now)
+    }
+    #[inline(always)]
+    fn write_byte(&mut self, addr: u32, data: u8, fc: FunctionCode, now: u64) -> Write {
+        self.bus.write_byte(addr, data, fc, now)
+    }
+    #[inline(always)]
+    fn write_word(&mut self, addr: u32, data: u16, fc: FunctionCode, now: u64) -> Write {
+        self.bus.write_word(addr, data, fc, now)
+    }
+    #[inline(always)]
+    fn boundary(&mut self, now: u64) -> Boundary {
+        self.bus.boundary(now)
+    }
+    #[inline(always)]
+    fn interrupt_ack(&mut self, level: u8, now: u64) -> IntAck {
+        self.bus.interrupt_ack(level, now)
+    }
+    #[inline(always)]
+    fn reset_instruction(&mut self, now: u64) {
+        self.bus.reset_instruction(now)
+    }
+    #[inline(always)]
+    fn tas_writeback(&self) -> bool {
+        self.bus.tas_writeback()
+    }
+    #[inline(always)]
+    fn address_error(&mut self, addr: u32, fc: FunctionCode, is_write: bool, now: u64) {
+        self.bus.address_error(addr, fc, is_write, now)
+    }
+    #[inline(always)]
+    fn halted(&mut self, now: u64) {
+        self.bus.halted(now)
+    }
+    #[inline(always)]
+    fn next_event(&mut self, now: u64) -> u64 {
+        self.bus.next_event(now)
+    }
+    #[inline(always)]
+    fn program_word(&mut self, addr: u32) -> Option<u16> {
+        self.bus.program_word(addr)
+    }
+    #[inline(always)]
+    fn poll_read(
+        &mut self,
+        addr: u32,
+        size: u32,
+        fc: FunctionCode,
+        now: u64,
+        bus_word: u16,
+    ) -> Option<u32> {
+        self.bus.poll_read(addr, size, fc, now, bus_word)
+    }
+    #[inline(always)]
+    fn poll_skip(&mut self, pass: &PollPass, now: u64, limit: u64) -> PollSkip {
+        self.bus.poll_skip(pass, now, limit)
+    }
+}
+
+impl<B: ?Sized, O: Observer + ?Sized> Observer for WithObserver<'_, B, O> {
+    #[inline(always)]
+    fn instruction(&mut self, pc: u32, cycles: u32) {
+        self.obs.instruction(pc, cycles)
+    }
+    #[inline(always)]
+    fn exception(&mut self, kind: ExceptionKind, vector: u8, handler: u32, cycles: u32) {
+        self.obs.exception(kind, vector, handler, cycles)
+    }
+    #[inline(always)]
+    fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
+        self.obs.call(from_pc, target, return_addr, sp)
+    }
+    #[inline(always)]
+    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
+        self.obs.ret(from_pc, target, sp)
+    }
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        self.obs.accepts_poll_passes(pcs)
+    }
+    #[inline(always)]
+    fn poll_passes(&mut self, pcs: &[u32; 3], cycles: &[u64; 3], extra: &[u64; 3], passes: u64) {
+        self.obs.poll_passes(pcs, cycles, extra, passes)
+    }
+}

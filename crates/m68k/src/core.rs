@@ -94,11 +94,13 @@ pub(crate) static COND: [u16; 16] = {
     t
 };
 
-/// One execution of the core against a bus and an observer.
-pub(crate) struct Ctx<'a, B: Bus, O: Observer> {
+/// One execution of the core against a host: the bus, which also takes
+/// the observer's reports (one object, so a console that owns its observer
+/// reaches it from bus accesses and instruction reports alike; a separate
+/// bus and observer run as a [`crate::bus::WithObserver`]).
+pub(crate) struct Ctx<'a, B: Bus + Observer> {
     pub c: &'a mut Cpu,
     pub b: &'a mut B,
-    pub o: &'a mut O,
 }
 
 /// Operand sizes as const-generic byte counts.
@@ -127,7 +129,7 @@ pub(crate) const fn sext(v: u32, s: u32) -> u32 {
     }
 }
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     // ----- time -----
     #[inline(always)]
     pub fn idle(&mut self, n: u32) {

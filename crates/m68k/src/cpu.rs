@@ -20,7 +20,7 @@
 //!   double bus fault: the core halts, calls [`Bus::halted`], `step` returns
 //!   0 and `run_until` returns [`Stop::Halted`] until the next `reset`.
 
-use crate::bus::{Bus, Observer};
+use crate::bus::{Bus, Observer, WithObserver};
 use crate::core::{Ctx, SR_MASK, S_BIT, T_BIT};
 use crate::decode::{self, Entry};
 
@@ -237,11 +237,10 @@ impl Cpu {
         self.trace_pending = false;
         self.nmi_pending = false;
         self.attention = true;
-        let mut o = ();
+        let mut host = WithObserver { bus, obs: &mut () };
         let mut cx = Ctx {
             c: self,
-            b: bus,
-            o: &mut o,
+            b: &mut host,
         };
         cx.reset_exception();
     }
@@ -249,6 +248,11 @@ impl Cpu {
     /// Execute exactly one instruction (or one exception entry / interrupt,
     /// or one STOP wait step); returns the cycles it took (0 when halted).
     pub fn step<B: Bus, O: Observer>(&mut self, bus: &mut B, obs: &mut O) -> u32 {
+        self.step_on(&mut WithObserver { bus, obs })
+    }
+
+    /// [`step`](Self::step) against a host that is its own observer.
+    pub fn step_on<H: Bus + Observer>(&mut self, host: &mut H) -> u32 {
         if self.halted {
             return 0;
         }
@@ -260,11 +264,7 @@ impl Cpu {
             self.update_attention();
         }
         let start = self.cycles;
-        let mut cx = Ctx {
-            c: self,
-            b: bus,
-            o: obs,
-        };
+        let mut cx = Ctx { c: self, b: host };
         cx.step(u64::MAX);
         (cx.c.cycles - start) as u32
     }
@@ -277,11 +277,14 @@ impl Cpu {
         obs: &mut O,
         target: u64,
     ) -> Stop {
-        let mut cx = Ctx {
-            c: self,
-            b: bus,
-            o: obs,
-        };
+        self.run_on(&mut WithObserver { bus, obs }, target)
+    }
+
+    /// [`run_until`](Self::run_until) against a host that is its own
+    /// observer (the console's bus owning the profiler: one object reached
+    /// from bus accesses and instruction reports alike, no shared cells).
+    pub fn run_on<H: Bus + Observer>(&mut self, host: &mut H, target: u64) -> Stop {
+        let mut cx = Ctx { c: self, b: host };
         while cx.c.cycles < target {
             if cx.c.attention {
                 if cx.c.halted {
@@ -305,7 +308,7 @@ impl Cpu {
     }
 }
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     /// The slow part of a step, taken only when `attention` is set: a
     /// pending trace or interrupt entry, or a STOP wait. Returns true when
     /// it used up the step.
@@ -411,7 +414,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let bd = self.b.boundary(self.c.cycles);
         self.c.cycles += bd.extra as u64;
         if let Some(pc) = pc {
-            self.o.instruction(pc, (self.c.cycles - start) as u32);
+            self.b.instruction(pc, (self.c.cycles - start) as u32);
         }
         let ipl = bd.ipl & 7;
         if ipl != self.c.ipl {

@@ -36,7 +36,7 @@ pub(crate) fn ea_index(ea: u16) -> u8 {
     }
 }
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     /// Brief-format index extension word: disp8 + Xn.
     #[inline(always)]
     pub fn index(&self, base: u32, ext: u16) -> u32 {

@@ -11,7 +11,7 @@
 use crate::bus::{Bus, ExceptionKind, FunctionCode, IntAck, Observer};
 use crate::core::{Ctx, Fault, R, S_BIT, T_BIT};
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     /// Enter supervisor mode for exception processing; returns the old SR.
     #[inline(always)]
     pub(crate) fn enter_supervisor(&mut self) -> u16 {
@@ -68,7 +68,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         self.c.exc_start = u64::MAX;
         let cyc = (self.c.cycles - start) as u32;
         self.c.exc_cycles += cyc as u64;
-        self.o.exception(kind, vector, h, cyc);
+        self.b.exception(kind, vector, h, cyc);
         Ok(())
     }
 
@@ -128,7 +128,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.c.exc_start = u64::MAX;
             let cyc = (self.c.cycles - start) as u32;
             self.c.exc_cycles += cyc as u64;
-            self.o
+            self.b
                 .exception(ExceptionKind::Interrupt(level), vector, h, cyc);
             Ok(())
         })();
@@ -156,7 +156,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             self.c.irc = self.read_prog(h.wrapping_add(2))?;
             self.c.pc = h.wrapping_add(4);
             let cyc = (self.c.cycles - start) as u32;
-            self.o.exception(ExceptionKind::Reset, 0, h, cyc);
+            self.b.exception(ExceptionKind::Reset, 0, h, cyc);
             Ok(())
         })();
         if r.is_err() {
@@ -212,14 +212,14 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             Ok(h) => {
                 let cyc = (self.c.cycles - start) as u32;
                 self.c.exc_cycles += cyc as u64;
-                self.o.exception(kind, vector, h, cyc);
+                self.b.exception(kind, vector, h, cyc);
             }
             Err(_) => {
                 // Double bus fault: the time spent until the halt is still
                 // reported (handler 0) so that every cycle is accounted for.
                 let cyc = (self.c.cycles - start) as u32;
                 self.c.exc_cycles += cyc as u64;
-                self.o.exception(kind, vector, 0, cyc);
+                self.b.exception(kind, vector, 0, cyc);
                 self.halt();
             }
         }

@@ -18,7 +18,8 @@ mod ops;
 mod poll;
 
 pub use bus::{
-    Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, PollPass, PollSkip, Read, Write,
+    Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, PollPass, PollSkip, Read,
+    WithObserver, Write,
 };
 pub use cpu::{Cpu, Registers, Stop};
 

@@ -73,7 +73,7 @@ struct PollLoop {
     while_zero: bool,
 }
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     /// Recognise the loop at `head`, reading its code through
     /// [`Bus::program_word`].
     fn poll_analyse(&mut self, head: u32) -> Option<PollLoop> {
@@ -182,7 +182,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
             cycles: [4 * l.ext as u64 + 8, BTST_IMM_DN_CYCLES, BCC_TAKEN_CYCLES],
         };
         // Whole passes may be skipped when the observer takes them in bulk.
-        let skip = self.o.accepts_poll_passes(&pcs);
+        let skip = self.b.accepts_poll_passes(&pcs);
         let mut ran = false;
         loop {
             if skip {
@@ -264,7 +264,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         for (i, c) in cycles.iter_mut().enumerate() {
             *c = pass.cycles[i] * s.passes + s.extra[i];
         }
-        self.o.poll_passes(pcs, &cycles, &s.extra, s.passes);
+        self.b.poll_passes(pcs, &cycles, &s.extra, s.passes);
         self.c.cycles = s.end;
     }
 }

@@ -69,6 +69,8 @@ use retroprof_megadrive::{
 };
 use retroprof_symbols::{FunctionIndex, FunctionOrigin};
 
+use crate::stack::ShadowStack;
+
 /// Deepest shadow stack kept.
 pub const MAX_STACK: usize = 256;
 
@@ -233,10 +235,7 @@ impl Attribution {
 
     /// Is the instruction at `pc` an RTE (ROM code only)?
     fn is_rte(&self, pc: u32) -> bool {
-        let pc = (pc & 0xFF_FFFF) as usize;
-        pc + 1 < self.rom_bytes.len()
-            && self.rom_bytes[pc] == 0x4E
-            && self.rom_bytes[pc + 1] == 0x73
+        crate::stack::is_rte(&self.rom_bytes, pc)
     }
 }
 
@@ -271,15 +270,6 @@ struct Node {
 }
 
 const NONE: u32 = u32::MAX;
-
-#[derive(Clone, Copy, Debug)]
-struct StackFrame {
-    /// Call-tree node of this frame's function.
-    node: u32,
-    /// Stack pointer after the matching return (exceptions: unused).
-    ret_sp: u32,
-    exception: bool,
-}
 
 /// A stack change requested by a call/ret event, applied after the
 /// instruction's cost is charged (the event comes first).
@@ -360,7 +350,8 @@ pub struct Profiler {
     nodes: Vec<Node>,
     pub(crate) node_mclk: Vec<u64>,
     node_base: Vec<u64>,
-    stack: Vec<StackFrame>,
+    /// Shadow call stack; each entry's data is its call-tree node.
+    stack: ShadowStack<u32>,
     cur_attr: u32,
     /// Attribution id of the last instruction executed.
     last_attr: u32,
@@ -385,8 +376,7 @@ pub struct Profiler {
     /// use).
     renderer: Option<Box<Renderer>>,
     pub(crate) first_loop_frame: Option<u64>,
-    // Frames.
-    frame: u64,
+    // Frames (the frame in progress is the console's: `Clock::frame`).
     pub(crate) from: u64,
     fa: FrameAcc,
     top_n: usize,
@@ -425,7 +415,7 @@ impl Profiler {
             nodes: vec![root],
             node_mclk: vec![0],
             node_base: Vec::new(),
-            stack: Vec::with_capacity(MAX_STACK),
+            stack: ShadowStack::new(MAX_STACK),
             cur_attr: NONE,
             last_attr: 0,
             entry_to_interrupted: false,
@@ -440,7 +430,6 @@ impl Profiler {
             wait_rejected: Vec::new(),
             renderer: None,
             first_loop_frame: None,
-            frame: 0,
             from,
             fa: FrameAcc::default(),
             top_n,
@@ -488,7 +477,7 @@ impl Profiler {
 
     /// The node for code of `attr` running in the top stack frame.
     fn leaf_for(&mut self, attr: u32) -> u32 {
-        let frame_node = self.stack.last().map(|f| f.node).unwrap_or(0);
+        let frame_node = self.stack.top().map(|f| f.data).unwrap_or(0);
         if frame_node != 0 && self.nodes[frame_node as usize].attr == attr {
             frame_node
         } else {
@@ -519,7 +508,7 @@ impl Profiler {
                     self.fa.loop_start_line = Some(clock.line());
                 }
                 if self.first_loop_frame.is_none() {
-                    self.first_loop_frame = Some(self.frame);
+                    self.first_loop_frame = Some(clock.frame());
                 }
             }
         }
@@ -548,23 +537,13 @@ impl Profiler {
                 }
                 self.calls[ta as usize] += 1;
                 // Drop frames whose return slot is at or below this push.
-                while let Some(top) = self.stack.last() {
-                    if !top.exception && top.ret_sp <= sp.wrapping_add(4) {
-                        self.stack.pop();
-                    } else {
-                        break;
-                    }
-                }
-                if self.stack.len() >= MAX_STACK {
+                self.stack.drop_stale(sp, |_, _| {});
+                if self.stack.is_full() {
                     return;
                 }
                 self.flush_acc();
                 let node = self.child(self.cur_leaf, ta);
-                self.stack.push(StackFrame {
-                    node,
-                    ret_sp: sp.wrapping_add(4),
-                    exception: false,
-                });
+                self.stack.push_call(sp, node);
                 self.cur_leaf = node;
                 // The next instruction (the callee's) finds its frame node
                 // and runs the wait / loop-start state machine.
@@ -572,28 +551,17 @@ impl Profiler {
             }
             Pending::Ret { from, target, sp } => {
                 self.flush_acc();
-                if self.attr.is_rte(from) {
-                    while let Some(top) = self.stack.pop() {
-                        if top.exception {
-                            break;
-                        }
-                    }
+                let rte = self.attr.is_rte(from);
+                self.stack.ret(rte, sp, |_, _| {});
+                if rte {
                     self.exc_depth = self.exc_depth.saturating_sub(1);
-                } else {
-                    while let Some(top) = self.stack.last() {
-                        if !top.exception && top.ret_sp <= sp {
-                            self.stack.pop();
-                        } else {
-                            break;
-                        }
-                    }
                 }
                 if self.exc_depth == 0 && self.attr.is_idle(self.attr.id(target)) {
                     self.idle_calls = self.idle_calls.saturating_sub(1);
                 }
                 // Until the next instruction refines it, time (an interrupt
                 // taken at once) goes under the caller's frame.
-                self.cur_leaf = self.stack.last().map_or(0, |f| f.node);
+                self.cur_leaf = self.stack.top().map_or(0, |f| f.data);
                 // The next instruction recomputes its leaf.
                 self.cur_attr = NONE;
             }
@@ -769,8 +737,7 @@ impl Profiler {
         });
         self.total_instructions = instructions;
         self.last_instructions = instructions;
-        self.frame = info.frame + 1;
-        if self.frame == self.from {
+        if info.frame + 1 == self.from {
             self.mark_counted_start();
         }
     }
@@ -822,8 +789,7 @@ impl Profiler {
 
 impl MdObserver for Profiler {
     #[inline(always)]
-    fn frame_start(&mut self, frame: u64, view: &SystemView) {
-        self.frame = frame;
+    fn frame_start(&mut self, _frame: u64, view: &SystemView) {
         self.fa.display_now = view.vdp.display_enabled();
         self.fa.black_at_start = cram_black(view);
     }
@@ -909,13 +875,9 @@ impl MdObserver for Profiler {
         self.flush_acc();
         self.exc_depth += 1;
         self.calls[h as usize] += 1;
-        if self.stack.len() < MAX_STACK {
+        if !self.stack.is_full() {
             let node = self.child(self.cur_leaf, h);
-            self.stack.push(StackFrame {
-                node,
-                ret_sp: 0,
-                exception: true,
-            });
+            self.stack.push_exception(node);
             self.cur_leaf = node;
         } else {
             self.cur_leaf = self.child(self.cur_leaf, h);
@@ -987,6 +949,7 @@ impl MdObserver for Profiler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use retroprof_megadrive::timing::{m68k_to_mclk, m68k_to_mclk32, LINES_NTSC, MCLK_PER_LINE};
     use retroprof_symbols::{Symbol, SymbolKind, SymbolTable};
 
     fn sym(name: &str, addr: u64) -> Symbol {
@@ -1033,17 +996,20 @@ mod tests {
 
     fn cost(c: u32) -> InstrCost {
         InstrCost {
-            total: c * 7,
+            total: m68k_to_mclk32(c),
             ..InstrCost::default()
         }
     }
 
+    /// One NTSC frame (262 lines of 3,420 mclk).
+    const FRAME: u64 = LINES_NTSC as u64 * MCLK_PER_LINE;
+
     fn info(frame: u64) -> FrameInfo {
         FrameInfo {
             frame,
-            start_mclk: frame * 896_040,
-            end_mclk: (frame + 1) * 896_040,
-            lines: 262,
+            start_mclk: frame * FRAME,
+            end_mclk: (frame + 1) * FRAME,
+            lines: LINES_NTSC,
             active_lines: 224,
             pal: false,
         }
@@ -1065,7 +1031,13 @@ mod tests {
         i(&mut p, 0x402, 16);
         i(&mut p, 0x306, 10); // back in the wait
                               // An interrupt during the wait.
-        p.exception(ExceptionKind::Interrupt(6), 30, 0x500, 44 * 7, &c);
+        p.exception(
+            ExceptionKind::Interrupt(6),
+            30,
+            0x500,
+            m68k_to_mclk32(44),
+            &c,
+        );
         i(&mut p, 0x500, 12);
         p.ret(0x502, 0x308, 0xFFF0);
         i(&mut p, 0x502, 20);
@@ -1074,7 +1046,13 @@ mod tests {
         // The wait returns; an interrupt is taken at the edge.
         p.ret(0x30A, 0x214, 0xFFF4);
         i(&mut p, 0x30A, 16);
-        p.exception(ExceptionKind::Interrupt(6), 30, 0x500, 44 * 7, &c);
+        p.exception(
+            ExceptionKind::Interrupt(6),
+            30,
+            0x500,
+            m68k_to_mclk32(44),
+            &c,
+        );
         i(&mut p, 0x500, 12);
         assert_eq!(
             p.fa.loop_starts, 0,
@@ -1098,8 +1076,11 @@ mod tests {
         let idle = 8 + 18 + 10 + 10 + 16;
         // STOP time: the test clock does not move, so the rest of the frame
         // counts as idle.
-        assert_eq!(f.idle_mclk, idle * 7 + (896_040 - total * 7));
-        assert_eq!(f.busy_mclk, (total - idle) * 7);
+        assert_eq!(
+            f.idle_mclk,
+            m68k_to_mclk(idle) + (FRAME - m68k_to_mclk(total))
+        );
+        assert_eq!(f.busy_mclk, m68k_to_mclk(total - idle));
         let helper = p.attr.id(0x400) as usize;
         let game = p.attr.id(0x200) as usize;
         let handler = p.attr.id(0x500) as usize;
@@ -1109,7 +1090,7 @@ mod tests {
         assert_eq!(p.calls[handler], 2);
         assert_eq!(p.calls[wait], 1);
         // Interrupt entry is charged to the handler.
-        assert_eq!(p.mclk[handler], (44 + 12 + 20) * 2 * 7);
+        assert_eq!(p.mclk[handler], m68k_to_mclk((44 + 12 + 20) * 2));
         // Inclusive: the wait includes the helper and the interrupt it took.
         let (nodes, _) = p.counted_tree();
         let mut inc = 0;
@@ -1118,7 +1099,10 @@ mod tests {
                 inc += m;
             }
         }
-        assert_eq!(inc, (8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16) * 7);
+        assert_eq!(
+            inc,
+            m68k_to_mclk(8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16)
+        );
     }
 
     #[test]
@@ -1127,11 +1111,11 @@ mod tests {
         let c = Clock::default();
         p.instruction(0x200, cost(100), &c);
         // The CPU ended 70 mclk past the frame end: those belong to frame 1.
-        p.frame_done_at(&info(0), 896_040 + 70, Vec::new(), 1);
+        p.frame_done_at(&info(0), FRAME + 70, Vec::new(), 1);
         p.instruction(0x202, cost(10), &c);
-        p.frame_done_at(&info(1), 2 * 896_040, Vec::new(), 2);
+        p.frame_done_at(&info(1), 2 * FRAME, Vec::new(), 2);
         assert_eq!(p.frames[0].busy_mclk, 700 - 70);
-        assert_eq!(p.frames[0].idle_mclk, 896_040 - 630);
+        assert_eq!(p.frames[0].idle_mclk, FRAME - 630);
         assert_eq!(p.frames[1].busy_mclk, 70 + 70);
         assert_eq!(p.frames[0].acc.loop_starts, 0);
     }

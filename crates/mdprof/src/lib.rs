@@ -25,6 +25,7 @@ pub mod sampler;
 pub mod trace;
 
 mod build;
+mod stack;
 
 use std::path::Path;
 

@@ -40,7 +40,7 @@
 //! # API for the CLI
 //! ```ignore
 //! let (a, b) = trace::parse_frames("100-110")?;            // --trace-frames
-//! let mut tracer = FunctionTracer::new(a, b);              // bounded memory
+//! let mut tracer = FunctionTracer::new(a, b, &session.rom.data); // bounded memory
 //! let report = session.run_with(&mut tracer, &mut progress); // or in a pair with others
 //! let slices = tracer.finish(&session.index);
 //! trace::write_file(&report, Some(&slices), &path, true)?; // atomic
@@ -50,13 +50,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use retroprof_megadrive::timing::{M68K_DIVIDER, MCLK_HZ_NTSC, MCLK_HZ_PAL, MCLK_PER_LINE};
+use retroprof_megadrive::timing::{self, m68k_to_mclk_f64, mclk_to_m68k_f64, MCLK_PER_LINE};
 use retroprof_megadrive::ExceptionKind;
 use retroprof_megadrive::{Clock, InstrCost, MdObserver, SystemView};
 use retroprof_profile::write::trace::{to_grid_ns, Arg, Scope, TraceWriter};
 use retroprof_symbols::FunctionIndex;
 
 use crate::report::Report;
+use crate::stack::{is_rte, Entry, ShadowStack};
 
 /// Function slices kept at most; later ones are dropped and counted
 /// (bounded memory whatever `--trace-frames` asks for).
@@ -99,10 +100,15 @@ pub fn parse_frames(s: &str) -> Result<(u64, u64), TraceError> {
 struct Open {
     /// Entry address (call target or exception handler).
     addr: u32,
-    /// Stack pointer holding the return address (calls); `None` for an
-    /// exception entry.
-    sp: Option<u32>,
     start: u64,
+}
+
+/// A call seen; its time is fixed at the instruction's end.
+#[derive(Clone, Copy, Debug)]
+struct PendingCall {
+    addr: u32,
+    /// Where the return address was pushed.
+    sp: u32,
 }
 
 /// One recorded slice.
@@ -115,51 +121,15 @@ struct RawSlice {
     end: u64,
 }
 
-/// Records function enter/exit times (master clocks) from the 68000's
-/// calls, returns and exceptions, for frames `first..=last`.
-///
-/// The shadow stack is kept for the whole run (a push or pop per call or
-/// return, no allocation past its fixed capacity), so slices that began
-/// before frame `first` are shown clipped to its start; slices are stored
-/// only inside the window. A return pops every call whose return address
-/// sits below the returning stack pointer (robust to code that drops stack
-/// frames); a return with an exception entry on top ends that handler
-/// (RTE).
-pub struct FunctionTracer {
-    first: u64,
-    last: u64,
+/// The slices recorded inside the window.
+struct Recorder {
     window_start: Option<u64>,
-    window_end: Option<u64>,
-    active: bool,
-    now: u64,
-    stack: Vec<Open>,
-    /// A call/exception/return seen; its time is fixed at the next
-    /// instruction boundary.
-    pending_push: Option<Open>,
-    pending_pop: Option<u32>,
     slices: Vec<RawSlice>,
     dropped: u64,
 }
 
-impl FunctionTracer {
-    /// Record frames `first..=last`.
-    pub fn new(first: u64, last: u64) -> Self {
-        FunctionTracer {
-            first,
-            last,
-            window_start: None,
-            window_end: None,
-            active: false,
-            now: 0,
-            stack: Vec::with_capacity(MAX_DEPTH),
-            pending_push: None,
-            pending_pop: None,
-            slices: Vec::new(),
-            dropped: 0,
-        }
-    }
-
-    fn close(&mut self, o: Open, depth: usize, end: u64) {
+impl Recorder {
+    fn close(&mut self, o: Entry<Open>, depth: usize, end: u64) {
         let Some(ws) = self.window_start else {
             return;
         };
@@ -171,41 +141,59 @@ impl FunctionTracer {
             return;
         }
         self.slices.push(RawSlice {
-            addr: o.addr,
+            addr: o.data.addr,
             depth: depth.min(u16::MAX as usize) as u16,
-            interrupt: o.sp.is_none(),
-            start: o.start.max(ws),
+            interrupt: o.exception,
+            start: o.data.start.max(ws),
             end,
         });
     }
+}
 
-    fn push(&mut self, o: Open) {
-        if self.stack.len() == MAX_DEPTH {
-            // Runaway recursion or stack juggling: forget the oldest.
-            self.stack.remove(0);
-        }
-        self.stack.push(o);
-    }
+/// Records function enter/exit times (master clocks) from the 68000's
+/// calls, returns and exceptions, for frames `first..=last`.
+///
+/// The shadow stack (the profiler's, `stack.rs`: the same rules for
+/// calls, returns, RTE and exception entries) is kept for the whole run (a
+/// push or pop per call or return, no allocation past its fixed capacity),
+/// so slices that began before frame `first` are shown clipped to its
+/// start; slices are stored only inside the window.
+pub struct FunctionTracer {
+    first: u64,
+    last: u64,
+    window_end: Option<u64>,
+    active: bool,
+    now: u64,
+    stack: ShadowStack<Open>,
+    /// ROM bytes, for recognising RTE by its opcode.
+    rom: Vec<u8>,
+    /// A call/return seen; its time is fixed at the next instruction
+    /// boundary.
+    pending_push: Option<PendingCall>,
+    /// A return seen: (its PC, the stack pointer after it).
+    pending_pop: Option<(u32, u32)>,
+    rec: Recorder,
+}
 
-    fn pop_for(&mut self, sp: u32, at: u64) {
-        let mut popped = false;
-        while let Some(&top) = self.stack.last() {
-            let go = match top.sp {
-                Some(s) => s.wrapping_add(4) <= sp,
-                None => !popped,
-            };
-            if !go {
-                break;
-            }
-            self.stack.pop();
-            let depth = self.stack.len();
-            if self.active {
-                self.close(top, depth, at);
-            }
-            popped = true;
-            if top.sp.is_none() {
-                break;
-            }
+impl FunctionTracer {
+    /// Record frames `first..=last` of a run of the ROM `rom` (its bytes:
+    /// RTE is recognised by its opcode there, as the profiler does).
+    pub fn new(first: u64, last: u64, rom: &[u8]) -> Self {
+        FunctionTracer {
+            first,
+            last,
+            window_end: None,
+            active: false,
+            now: 0,
+            stack: ShadowStack::new(MAX_DEPTH),
+            rom: rom.to_vec(),
+            pending_push: None,
+            pending_pop: None,
+            rec: Recorder {
+                window_start: None,
+                slices: Vec::new(),
+                dropped: 0,
+            },
         }
     }
 
@@ -218,13 +206,14 @@ impl FunctionTracer {
             self.window_end = Some(end);
             while let Some(o) = self.stack.pop() {
                 let d = self.stack.len();
-                self.close(o, d, end);
+                self.rec.close(o, d, end);
             }
         }
         // The instruction that straddles the window's end may close slices
         // just past it: clip every slice to the window.
         let limit = self.window_end.unwrap_or(u64::MAX);
         let mut slices: Vec<Slice> = self
+            .rec
             .slices
             .iter()
             .map(|s| {
@@ -250,10 +239,10 @@ impl FunctionTracer {
         FunctionTrace {
             first: self.first,
             last: self.last,
-            start_mclk: self.window_start,
+            start_mclk: self.rec.window_start,
             end_mclk: self.window_end,
             slices,
-            dropped: self.dropped,
+            dropped: self.rec.dropped,
         }
     }
 }
@@ -262,16 +251,15 @@ impl MdObserver for FunctionTracer {
     fn frame_start(&mut self, frame: u64, view: &SystemView) {
         if frame == self.first {
             self.active = true;
-            self.window_start = Some(view.clock.frame_start_mclk());
+            self.rec.window_start = Some(view.clock.frame_start_mclk());
         } else if frame == self.last + 1 && self.active {
             // Close everything still open at the window's end: the frame
             // boundary itself (this event comes at the first instruction
             // boundary after it; `finish` clips later ends to it).
             let end = view.clock.frame_start_mclk();
             self.window_end = Some(end);
-            let open: Vec<Open> = self.stack.clone();
-            for (d, o) in open.into_iter().enumerate().rev() {
-                self.close(o, d, end);
+            for (d, o) in self.stack.entries().iter().enumerate().rev() {
+                self.rec.close(*o, d, end);
             }
             self.active = false;
         }
@@ -285,12 +273,25 @@ impl MdObserver for FunctionTracer {
         // A JSR/BSR enters its target when it ends; an RTS leaves when it
         // ends.
         let end = start + cost.total as u64;
-        if let Some(sp) = self.pending_pop.take() {
-            self.pop_for(sp, end);
+        let active = self.active;
+        let rec = &mut self.rec;
+        let mut gone = |o: Entry<Open>, d: usize| {
+            if active {
+                rec.close(o, d, end);
+            }
+        };
+        if let Some((from, sp)) = self.pending_pop.take() {
+            self.stack.ret(is_rte(&self.rom, from), sp, &mut gone);
         }
-        if let Some(mut o) = self.pending_push.take() {
-            o.start = end;
-            self.push(o);
+        if let Some(c) = self.pending_push.take() {
+            self.stack.drop_stale(c.sp, &mut gone);
+            self.stack.push_call(
+                c.sp,
+                Open {
+                    addr: c.addr,
+                    start: end,
+                },
+            );
         }
         self.now = end;
     }
@@ -308,25 +309,23 @@ impl MdObserver for FunctionTracer {
         // Exception processing starts now (after the last instruction).
         let start = self.now;
         self.now += mclk as u64;
-        self.push(Open {
+        self.stack.push_exception(Open {
             addr: handler & 0xFF_FFFF,
-            sp: None,
             start,
         });
     }
 
     #[inline(always)]
     fn call(&mut self, _from_pc: u32, target: u32, _return_addr: u32, sp: u32) {
-        self.pending_push = Some(Open {
+        self.pending_push = Some(PendingCall {
             addr: target & 0xFF_FFFF,
-            sp: Some(sp),
-            start: 0,
+            sp,
         });
     }
 
     #[inline(always)]
-    fn ret(&mut self, _from_pc: u32, _target: u32, sp: u32) {
-        self.pending_pop = Some(sp);
+    fn ret(&mut self, from_pc: u32, _target: u32, sp: u32) {
+        self.pending_pop = Some((from_pc, sp));
     }
 }
 
@@ -357,11 +356,7 @@ pub struct FunctionTrace {
 }
 
 fn mclk_hz(report: &Report) -> u64 {
-    if report.timing.pal {
-        MCLK_HZ_PAL
-    } else {
-        MCLK_HZ_NTSC
-    }
+    timing::mclk_hz(report.timing.pal)
 }
 
 /// Write the trace of `report` (and the function slices, when recorded)
@@ -376,7 +371,7 @@ pub fn write<W: Write>(
     let per_frame = report.timing.mclk_per_frame.max(1);
     let lines = report.timing.lines.max(1) as u64;
     let active = report.timing.active_lines as u64;
-    let cyc = |c: f64| c * M68K_DIVIDER as f64;
+    let cyc = m68k_to_mclk_f64;
     let mut t = TraceWriter::new(w)?;
     let title = if report.rom.title.trim().is_empty() {
         format!("Mega Drive: {}", report.rom.path)
@@ -507,7 +502,7 @@ pub fn write<W: Write>(
                 &[
                     (
                         "cycles",
-                        Arg::Float((s.end_mclk - s.start_mclk) as f64 / M68K_DIVIDER as f64),
+                        Arg::Float(mclk_to_m68k_f64((s.end_mclk - s.start_mclk) as f64)),
                     ),
                     ("depth", Arg::UInt(s.depth as u64)),
                 ],

@@ -34,7 +34,7 @@ fn trace_is_valid_and_nested() {
     )
     .unwrap();
     let (a, b) = trace::parse_frames("440-442").unwrap();
-    let mut tracer = FunctionTracer::new(a, b);
+    let mut tracer = FunctionTracer::new(a, b, &session.rom.data);
     let report = session.run_with(&mut tracer, &mut |_, _| {});
     let ft = tracer.finish(&session.index);
     assert!(!ft.slices.is_empty());

@@ -49,12 +49,10 @@
 //! [`frame_start`](MdObserver::frame_start) also gets a [`SystemView`], for
 //! values watched once per frame.
 
-use std::cell::Cell;
-
 use retroprof_m68k::{ExceptionKind, Registers};
 
 use crate::cart::Cart;
-use crate::timing::{M68K_DIVIDER, MCLK_PER_LINE};
+use crate::timing::{m68k_to_mclk, FrameGeometry, MCLK_PER_LINE};
 use crate::vdp::{DmaKind, DmaSpan, Vdp};
 
 /// Cost of one instruction, in master clocks. `total` includes the other
@@ -96,18 +94,25 @@ pub struct DmaEvent {
     pub frame: u64,
 }
 
-/// The current time and scanline, readable on demand from any event.
-#[derive(Debug, Default)]
+/// The console's timebase: the current time and scanline, readable from
+/// any event. [`crate::System`] owns the one `Clock` (the frame in
+/// progress, its origin and geometry are held here and nowhere else in the
+/// console); observers get it by reference. 68000 cycles become master
+/// clocks only through [`crate::timing::m68k_to_mclk`].
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Clock {
     /// 68000 cycles at the last instruction boundary.
-    pub(crate) cpu_cycles: Cell<u64>,
+    pub(crate) cpu_cycles: u64,
     /// mclk of CPU cycle 0.
-    pub(crate) base: Cell<u64>,
-    pub(crate) frame_origin: Cell<u64>,
-    pub(crate) first_line: Cell<u16>,
-    pub(crate) lines: Cell<u16>,
-    pub(crate) active: Cell<u16>,
-    pub(crate) frame: Cell<u64>,
+    pub(crate) base: u64,
+    /// mclk at which the frame in progress (between frames: the next one)
+    /// starts.
+    pub(crate) frame_origin: u64,
+    /// Lines of the frame in progress; its first line is the first VBlank
+    /// line (`geom.active`).
+    pub(crate) geom: FrameGeometry,
+    /// Frame in progress (between frames: the next one).
+    pub(crate) frame: u64,
 }
 
 impl Clock {
@@ -124,28 +129,39 @@ impl Clock {
     /// Master clocks since power-on at the last instruction boundary.
     #[inline]
     pub fn mclk(&self) -> u64 {
-        self.base.get() + self.cpu_cycles.get() * M68K_DIVIDER
+        self.mclk_at(self.cpu_cycles)
+    }
+
+    /// Master clocks at 68000 cycle `cycles`.
+    #[inline(always)]
+    pub(crate) fn mclk_at(&self, cycles: u64) -> u64 {
+        self.base + m68k_to_mclk(cycles)
     }
 
     /// Scanline (0 = first active line) at [`mclk`](Self::mclk).
     pub fn line(&self) -> u16 {
-        let rel = self.mclk().saturating_sub(self.frame_origin.get()) / MCLK_PER_LINE;
-        ((self.first_line.get() as u64 + rel) % self.lines.get().max(1) as u64) as u16
+        let rel = self.mclk().saturating_sub(self.frame_origin) / MCLK_PER_LINE;
+        ((self.geom.active as u64 + rel) % self.geom.lines.max(1) as u64) as u16
     }
 
     /// Whether [`line`](Self::line) is a VBlank line.
     pub fn in_vblank(&self) -> bool {
-        self.line() >= self.active.get()
+        self.line() >= self.geom.active
     }
 
     /// Frame in progress.
     pub fn frame(&self) -> u64 {
-        self.frame.get()
+        self.frame
     }
 
     /// mclk at which the frame in progress started.
     pub fn frame_start_mclk(&self) -> u64 {
-        self.frame_origin.get()
+        self.frame_origin
+    }
+
+    /// Lines of the frame in progress.
+    pub fn geometry(&self) -> FrameGeometry {
+        self.geom
     }
 }
 

@@ -11,6 +11,47 @@ pub const MCLK_HZ_NTSC: u64 = 53_693_175;
 pub const MCLK_HZ_PAL: u64 = 53_203_424;
 /// md-timing.md: "68000 = mclk / 7".
 pub const M68K_DIVIDER: u64 = 7;
+/// Master clocks per second, PAL or NTSC (md-timing.md).
+#[inline]
+pub const fn mclk_hz(pal: bool) -> u64 {
+    if pal {
+        MCLK_HZ_PAL
+    } else {
+        MCLK_HZ_NTSC
+    }
+}
+
+/// 68000 cycles as master clocks: the one place the two units meet
+/// (every other conversion in the workspace goes through these).
+#[inline(always)]
+pub const fn m68k_to_mclk(cycles: u64) -> u64 {
+    cycles * M68K_DIVIDER
+}
+
+/// [`m68k_to_mclk`] for one instruction's cost parts (`u32`).
+#[inline(always)]
+pub const fn m68k_to_mclk32(cycles: u32) -> u32 {
+    cycles * M68K_DIVIDER as u32
+}
+
+/// The first 68000 cycle at or after `mclk` master clocks (rounded up).
+#[inline(always)]
+pub const fn mclk_to_m68k_ceil(mclk: u64) -> u64 {
+    mclk.div_ceil(M68K_DIVIDER)
+}
+
+/// Master clocks as (fractional) 68000 cycles, for reports.
+#[inline]
+pub fn mclk_to_m68k_f64(mclk: f64) -> f64 {
+    mclk / M68K_DIVIDER as f64
+}
+
+/// (Fractional) 68000 cycles as master clocks, for reports.
+#[inline]
+pub fn m68k_to_mclk_f64(cycles: f64) -> f64 {
+    cycles * M68K_DIVIDER as f64
+}
+
 /// md-timing.md: "Z80 = mclk / 15".
 pub const Z80_DIVIDER: u64 = 15;
 /// md-timing.md: "3,420 master clocks (mclk) per scanline".
@@ -145,7 +186,7 @@ pub const YM_BUSY_GRID_MCLK: u64 = 6 * YM_DIVIDER;
 pub const PAD6_TIMEOUT_MCLK: u64 = 80_540;
 
 /// Geometry of one frame in the current video mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameGeometry {
     /// Total lines: md-timing.md 262 (NTSC) or 313 (PAL).
     pub lines: u16,

@@ -652,7 +652,7 @@ impl Extras {
                     .into());
                 }
                 let (a, b) = trace::parse_frames(spec).map_err(|e| UsageError(e.to_string()))?;
-                Some(trace::FunctionTracer::new(a, b))
+                Some(trace::FunctionTracer::new(a, b, &s.rom.data))
             }
             None => None,
         };

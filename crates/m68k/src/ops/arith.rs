@@ -10,7 +10,7 @@ use crate::core::{mask, sext, Ctx, R};
 use crate::decode::Alu;
 use crate::ea::Loc;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     /// Apply a binary operation, setting flags; returns the result (for CMP
     /// the destination is returned unchanged).
     #[inline(always)]

@@ -9,7 +9,7 @@ use crate::bus::{Bus, Observer};
 use crate::core::{Ctx, C, N, R, V, X, Z};
 use crate::ea::Loc;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     /// d + s + X in BCD; sets X C N V, clears Z if non-zero. The low digit
     /// is corrected first, then the high digits are added and the carry
     /// decided on the corrected sum (V: the correction turned bit 7 on

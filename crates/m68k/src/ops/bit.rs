@@ -9,7 +9,7 @@ use crate::core::{Ctx, R, Z};
 use crate::decode::BitK;
 use crate::ea::Loc;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_bit(&mut self, op: u16, k: BitK, dynamic: bool) -> R<()> {
         let bit = if dynamic {
             self.c.d[((op >> 9) & 7) as usize]

@@ -11,7 +11,7 @@ use crate::bus::{Bus, Observer};
 use crate::core::{Ctx, R};
 use crate::ea::Loc;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_bcc(&mut self, op: u16) -> R<()> {
         let base = self.c.inst_pc.wrapping_add(2);
         let d8 = op as u8;
@@ -58,7 +58,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let target = base.wrapping_add(disp);
         self.idle(2);
         self.push_l(ret)?;
-        self.o.call(self.c.inst_pc, target, ret, self.c.a[7]);
+        self.b.call(self.c.inst_pc, target, ret, self.c.a[7]);
         // A faulting target fetch pushes the target itself.
         self.c.pc = target.wrapping_add(2);
         self.jump(target)
@@ -166,7 +166,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         // The first word at the target is fetched before the push.
         self.c.ird = self.read_prog(t)?;
         self.push_l(ret)?;
-        self.o.call(self.c.inst_pc, t, ret, self.c.a[7]);
+        self.b.call(self.c.inst_pc, t, ret, self.c.a[7]);
         self.c.irc = self.read_prog(t.wrapping_add(2))?;
         self.c.pc = t.wrapping_add(4);
         Ok(())
@@ -191,7 +191,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
 
     pub(crate) fn op_rts(&mut self) -> R<()> {
         let t = self.pop_l()?;
-        self.o.ret(self.c.inst_pc, t, self.c.a[7]);
+        self.b.ret(self.c.inst_pc, t, self.c.a[7]);
         self.jump(t)
     }
 
@@ -199,7 +199,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let ccr = self.pop_w()?;
         let t = self.pop_l()?;
         self.set_ccr(ccr);
-        self.o.ret(self.c.inst_pc, t, self.c.a[7]);
+        self.b.ret(self.c.inst_pc, t, self.c.a[7]);
         self.jump(t)
     }
 
@@ -210,7 +210,7 @@ impl<B: Bus, O: Observer> Ctx<'_, B, O> {
         let sr = self.pop_w()?;
         let t = self.pop_l()?;
         self.set_sr(sr);
-        self.o.ret(self.c.inst_pc, t, self.c.a[7]);
+        self.b.ret(self.c.inst_pc, t, self.c.a[7]);
         self.jump(t)
     }
 }

@@ -9,7 +9,7 @@ use crate::core::{mask, Ctx, R};
 use crate::decode::Alu;
 use crate::ea::Loc;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_not<const S: u32>(&mut self, op: u16) -> R<()> {
         let loc = self.resolve::<S, true>(op & 0x3F)?;
         let d = self.read_loc::<S>(loc)?;

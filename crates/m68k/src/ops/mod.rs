@@ -79,7 +79,7 @@ macro_rules! by_sm {
     };
 }
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     pub(crate) fn exec(&mut self, op: u16, e: Entry) -> R<()> {
         let sm = e.sm;

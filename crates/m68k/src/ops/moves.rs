@@ -8,7 +8,7 @@ use crate::bus::{Bus, Observer};
 use crate::core::{sext, Ctx, R};
 use crate::ea::Loc;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;

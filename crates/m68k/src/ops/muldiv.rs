@@ -64,7 +64,7 @@ pub(crate) fn divs_cycles(dividend: i32, divisor: i16) -> u32 {
     mcycles * 2
 }
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_mulu(&mut self, op: u16) -> R<()> {
         let s = self.read_ea::<2>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;

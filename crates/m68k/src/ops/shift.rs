@@ -8,7 +8,7 @@ use crate::bus::{Bus, Observer};
 use crate::core::{mask, msb, Ctx, C, N, R, V, X, Z};
 use crate::decode::ShK;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     /// Shift `v` (S bytes) by `n` (0-63), setting flags; returns the result.
     #[inline(always)]
     fn shift<const S: u32>(&mut self, k: ShK, left: bool, v: u32, n: u32) -> u32 {

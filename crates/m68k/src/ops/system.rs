@@ -9,7 +9,7 @@ use crate::bus::{Bus, ExceptionKind, Observer};
 use crate::core::{Ctx, C, N, R, V, Z};
 use crate::ea::Loc;
 
-impl<B: Bus, O: Observer> Ctx<'_, B, O> {
+impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_trap(&mut self, op: u16) -> R<()> {
         let start = self.c.cycles;
         self.idle(4);

@@ -1,8 +1,9 @@
 //! System tests with small hand-assembled 68000 programs.
 
 use super::*;
-use crate::observer::Clock;
+use crate::observer::{Clock, DmaEvent, InstrCost};
 use crate::timing::{FrameGeometry, VINT_MCLK_H40};
+use crate::vdp::{DmaKind, DmaTarget};
 use std::path::Path;
 
 /// Build a ROM: vectors (SSP 0xFFFF00, PC 0x200, level 4/6 autovectors to

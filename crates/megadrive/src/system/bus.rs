@@ -1,0 +1,665 @@
+//! The 68000's side of the console: everything its bus reaches ([`Hw`]),
+//! the memory map with its wait states, and [`Bus68k`], the bus the core
+//! runs against (which also takes the core's reports: `observe.rs`).
+
+use retroprof_m68k::{Boundary, Bus, FunctionCode, IntAck, PollPass, PollSkip, Read, Write};
+
+use super::observe::Seam;
+use super::BusCounters;
+use crate::cart::Cart;
+use crate::io::Io;
+use crate::observer::{Clock, DmaEvent, MdObserver, VdpPort};
+use crate::render::{Image, Renderer};
+use crate::timing::{mclk_to_m68k_ceil, DmaBandwidth, Refresh, Z80_AREA_WAIT_CYCLES};
+use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
+use crate::z80::Z80Sys;
+
+/// Everything the 68000's bus reaches.
+pub(crate) struct Hw {
+    pub(super) cart: Cart,
+    pub(super) wram: Box<[u8; 0x10000]>,
+    pub(super) vdp: Vdp,
+    pub(super) io: Io,
+    pub(super) z80: Z80Sys,
+    pub(super) refresh: Refresh,
+    /// The console's one timebase: CPU cycle 0's mclk, the last
+    /// instruction boundary, the frame in progress (number, origin,
+    /// geometry). Observers read it as `&Clock`.
+    pub(super) clock: Clock,
+    /// What the bus collected about the instruction in progress.
+    pub(super) seam: Seam,
+    pub(super) ipl: u8,
+    /// Last word fetched (open bus value).
+    pub(super) open_bus: u16,
+    pub(super) counters: BusCounters,
+    pub(super) fetches_this_frame: u64,
+    // ---- line events of the frame in progress (processed at instruction
+    // boundaries, so an interrupt raised at its exact time is seen by the
+    // 68000 at the first boundary after it; frame origin and geometry are
+    // the clock's) ----
+    /// The last slow-path boundary (CPU cycle) and the cycles it charged.
+    pub(super) boundary_extra: (u64, u64),
+    /// Index (0 = first VBlank line) of the next line to start.
+    pub(super) next_line: u16,
+    /// mclk of VINT in this frame (`u64::MAX` once raised).
+    pub(super) vint_at: u64,
+    /// mclk of the earliest pending event.
+    pub(super) next_event: u64,
+    /// CPU cycle at or after which an instruction boundary has work to do
+    /// (a line event due, a refresh penalty due, or a Z80 stall to charge):
+    /// the boundary's fast path is this one compare. Kept up to date by
+    /// [`Hw::update_check`].
+    pub(super) check_at: u64,
+    pub(super) renderer: Renderer,
+    /// Second renderer for the odd rows of an interlace mode 2 picture
+    /// (each field keeps its own previous-line sprite state).
+    pub(super) renderer_odd: Renderer,
+    /// Frame buffer being drawn for a requested screenshot.
+    pub(super) shot: Option<Image>,
+}
+
+impl Hw {
+    #[inline(always)]
+    pub(super) fn mclk(&self, now: u64) -> u64 {
+        self.clock.mclk_at(now)
+    }
+
+    /// Side-effect-free word read for DMA sources.
+    pub(super) fn peek_word(&self, addr: u32) -> u16 {
+        let a = addr & 0xFF_FFFF;
+        if a < 0x40_0000 {
+            self.cart.read_word(a & !1).unwrap_or(0xFFFF)
+        } else if a >= 0xE0_0000 {
+            let i = (a & 0xFFFE) as usize;
+            u16::from_be_bytes([self.wram[i], self.wram[i + 1]])
+        } else {
+            self.open_bus
+        }
+    }
+}
+
+/// The 68000's bus and observer in one: the console's hardware and the
+/// `MdObserver` it reports to (VDP writes and DMAs from bus accesses,
+/// instructions and exceptions from the core).
+pub(super) struct Bus68k<'a, O: MdObserver + ?Sized> {
+    pub(super) hw: &'a mut Hw,
+    pub(super) obs: &'a mut O,
+}
+
+impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
+    #[inline(always)]
+    pub(super) fn is_vdp(addr: u32) -> bool {
+        // VDP ports at 0xC00000-0xC0001F, mirrored where A18-A16 and A7-A5
+        // are 0 within 0xC00000-0xDFFFFF (genvdp.txt); other addresses lock
+        // the machine up on hardware: we count them.
+        addr & 0xE7_00E0 == 0xC0_0000
+    }
+
+    /// The VDP status port or one of its mirrors.
+    pub(super) fn is_vdp_status(addr: u32) -> bool {
+        Self::is_vdp(addr) && addr & 0x1C == 0x04
+    }
+
+    fn unmapped_read(&mut self, fc: FunctionCode) -> u16 {
+        self.hw.counters.unmapped_reads += 1;
+        if matches!(
+            fc,
+            FunctionCode::SupervisorProgram | FunctionCode::UserProgram
+        ) {
+            self.hw.counters.unmapped_fetches += 1;
+            self.hw.fetches_this_frame += 1;
+        }
+        self.hw.open_bus
+    }
+
+    fn io_read_byte(&mut self, addr: u32, now: u64) -> u8 {
+        let m = self.hw.mclk(now);
+        match addr {
+            0xA1_0000..=0xA1_001F => self.hw.io.read((addr >> 1) & 0xF, m),
+            0xA1_1100 => {
+                self.hw.catch_up_z80(m);
+                (self.hw.open_bus >> 8) as u8 & 0xFE | self.hw.z80.busack_bit()
+            }
+            0xA1_1101 => self.hw.open_bus as u8,
+            _ => {
+                self.hw.counters.unmapped_reads += 1;
+                (self.hw.open_bus >> if addr & 1 == 0 { 8 } else { 0 }) as u8
+            }
+        }
+    }
+
+    /// mclk at which the current instruction started: its boundary plus
+    /// the cycles charged there ([`ReferenceRules::busreq_at_insn_start`]).
+    fn insn_start_mclk(&self) -> u64 {
+        let at = self.hw.clock.cpu_cycles;
+        let extra = if self.hw.boundary_extra.0 == at {
+            self.hw.boundary_extra.1
+        } else {
+            0
+        };
+        self.hw.mclk(at + extra)
+    }
+
+    fn io_write_byte(&mut self, addr: u32, v: u8, now: u64) {
+        let m = self.hw.mclk(now);
+        match addr {
+            0xA1_0000..=0xA1_001F => self.hw.io.write((addr >> 1) & 0xF, v, m),
+            0xA1_1100 => {
+                let m = if self.hw.z80.rules.busreq_at_insn_start {
+                    self.insn_start_mclk()
+                } else {
+                    m
+                };
+                self.hw.catch_up_z80(m);
+                self.hw.z80.set_busreq(v & 1 != 0, m);
+            }
+            0xA1_1200 => {
+                let m = if self.hw.z80.rules.reset_at_insn_start {
+                    self.insn_start_mclk()
+                } else {
+                    m
+                };
+                self.hw.catch_up_z80(m);
+                self.hw.z80.set_reset(v & 1 == 0, m);
+            }
+            0xA1_1101 | 0xA1_1201 | 0xA1_1000..=0xA1_10FF => {}
+            0xA1_30F1..=0xA1_30FF if addr & 1 == 1 => self.hw.cart.write_mapper(addr, v),
+            0xA1_4000..=0xA1_4003 | 0xA1_4101 => self.hw.counters.tmss_writes += 1,
+            _ => self.hw.counters.unmapped_writes += 1,
+        }
+    }
+
+    fn z80_read_byte(&mut self, addr: u32, now: u64) -> u8 {
+        let m = self.hw.mclk(now);
+        self.hw.catch_up_z80(m);
+        let off = addr & 0xFFFF;
+        if off < 0x4000 && !self.hw.z80.busreq && !self.hw.z80.reset {
+            self.hw.counters.z80_ram_without_busreq += 1;
+        }
+        match self.hw.z80.m68k_read(off, m) {
+            Some(v) => v,
+            None => {
+                self.hw.counters.unmapped_reads += 1;
+                0xFF
+            }
+        }
+    }
+
+    fn z80_write_byte(&mut self, addr: u32, v: u8, now: u64) {
+        let m = self.hw.mclk(now);
+        self.hw.catch_up_z80(m);
+        let off = addr & 0xFFFF;
+        if off < 0x4000 && !self.hw.z80.busreq && !self.hw.z80.reset {
+            self.hw.counters.z80_ram_without_busreq += 1;
+        }
+        if !self.hw.z80.m68k_write(off, v, m) {
+            self.hw.counters.unmapped_writes += 1;
+        }
+    }
+
+    fn vdp_read_word(&mut self, addr: u32, now: u64) -> (u16, u32) {
+        let m = self.hw.mclk(now);
+        self.hw.counters.vdp_reads += 1;
+        match addr & 0x1C {
+            0x00 => {
+                let (v, w) = self.hw.vdp.read_data(m);
+                let cycles = mclk_to_m68k_ceil(w) as u32;
+                self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
+                (v, cycles)
+            }
+            0x04 => (self.hw.vdp.read_status(m, self.hw.open_bus), 0),
+            0x08 | 0x0C => (self.hw.vdp.read_hv(m), 0),
+            _ => {
+                self.hw.counters.unmapped_reads += 1;
+                (self.hw.open_bus, 0)
+            }
+        }
+    }
+
+    fn vdp_write_word(&mut self, addr: u32, v: u16, now: u64) -> u32 {
+        let m = self.hw.mclk(now);
+        self.hw.counters.vdp_writes += 1;
+        match addr & 0x1C {
+            0x00 => {
+                self.obs.vdp_write(VdpPort::Data, v, &self.hw.clock);
+                let r = self.hw.vdp.write_data(v, m);
+                if let Some((span, bytes, target)) = r.fill {
+                    self.obs.dma(&DmaEvent {
+                        kind: DmaKind::Fill(target),
+                        bytes,
+                        source: 0,
+                        span,
+                        frame: self.hw.clock.frame,
+                    });
+                }
+                let cycles = mclk_to_m68k_ceil(r.wait) as u32;
+                self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
+                cycles
+            }
+            0x04 => {
+                self.obs.vdp_write(VdpPort::Control, v, &self.hw.clock);
+                let action = self.hw.vdp.write_control(v, m);
+                let cycles = match action {
+                    ControlAction::None => 0,
+                    ControlAction::DmaFromCpu {
+                        source,
+                        words,
+                        target,
+                    } => self.cpu_dma(source, words, target, m),
+                    ControlAction::CopyStarted(span, bytes) => {
+                        self.obs.dma(&DmaEvent {
+                            kind: DmaKind::Copy,
+                            bytes,
+                            source: 0,
+                            span,
+                            frame: self.hw.clock.frame,
+                        });
+                        0
+                    }
+                };
+                self.hw.ipl = self.hw.vdp.ipl();
+                cycles
+            }
+            0x10 | 0x14 => 0, // PSG (0xC00011) and its mirrors: accepted
+            _ => {
+                self.hw.counters.unmapped_writes += 1;
+                0
+            }
+        }
+    }
+
+    /// The boundary's slow path: line events, DRAM refresh, Z80 stall.
+    #[inline(never)]
+    fn boundary_work(&mut self, now: u64) -> Boundary {
+        let m = self.hw.mclk(now);
+        if m >= self.hw.next_event {
+            self.hw.process_events(m);
+        }
+        let mut extra = self.hw.refresh.at_boundary(now);
+        if extra != 0 {
+            self.hw.seam.charge(|p| &mut p.refresh, extra);
+        }
+        if self.hw.z80.m68k_stall != 0 {
+            // The Z80 took the 68000's bus while catching up (its stall is
+            // always a multiple of 7 mclk).
+            let c = mclk_to_m68k_ceil(self.hw.z80.m68k_stall) as u32;
+            self.hw.z80.m68k_stall = 0;
+            self.hw.seam.charge(|p| &mut p.z80_stall, c);
+            extra += c;
+        }
+        self.hw.update_check();
+        self.hw.boundary_extra = (now, extra as u64);
+        Boundary {
+            extra,
+            ipl: self.hw.ipl,
+        }
+    }
+
+    /// 68000 -> VDP DMA: copy the words now and freeze the CPU until the
+    /// transfer's end (md-timing.md: "GPGX jumps the CPU clock to the DMA
+    /// end"); the freeze is the `wait` of the control-port write.
+    fn cpu_dma(&mut self, source: u32, words: u32, target: DmaTarget, m: u64) -> u32 {
+        let mut src = source;
+        for _ in 0..words {
+            let w = self.hw.peek_word(src);
+            self.hw.vdp.store(w);
+            // The source address wraps within its 128 KB window
+            // (genvdp.txt: register 23's bits do not increment).
+            src = (src & 0xFE_0000) | (src.wrapping_add(2) & 0x1_FFFF);
+        }
+        self.hw.vdp.finish_cpu_dma(src);
+        let kind = match target {
+            DmaTarget::Vram => DmaBandwidth::ToVram,
+            _ => DmaBandwidth::ToCramVsram,
+        };
+        let span = self.hw.vdp.schedule_dma(m, words as u64 * 2, kind);
+        // The Z80 runs up to the DMA's start with the 68000 bus free, and
+        // then meets the DMA's window if it reaches for the 68000 bus.
+        self.hw.catch_up_z80(m);
+        self.hw.z80.set_m68k_bus_busy(span.start, span.end);
+        let cycles = mclk_to_m68k_ceil(span.end - m) as u32;
+        self.hw.seam.charge(|p| &mut p.dma_freeze, cycles);
+        self.obs.dma(&DmaEvent {
+            kind: DmaKind::FromCpu(target),
+            bytes: words * 2,
+            source,
+            span,
+            frame: self.hw.clock.frame,
+        });
+        cycles
+    }
+}
+
+impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
+    #[inline(always)]
+    fn read_byte(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u8> {
+        let addr = addr & 0xFF_FFFF;
+        match addr >> 16 {
+            0x00..=0x3F => match self.hw.cart.read_byte(addr) {
+                Some(v) => Read::ok(v),
+                None => {
+                    let ob = self.unmapped_read(fc);
+                    Read::ok((ob >> if addr & 1 == 0 { 8 } else { 0 }) as u8)
+                }
+            },
+            0xE0..=0xFF => Read::ok(self.hw.wram[(addr & 0xFFFF) as usize]),
+            0xA0 => Read {
+                data: self.z80_read_byte(addr, now),
+                wait: Z80_AREA_WAIT_CYCLES,
+                bus_error: false,
+            },
+            0xA1 => Read::ok(self.io_read_byte(addr, now)),
+            0xC0..=0xDF if Self::is_vdp(addr) => {
+                let (w, wait) = self.vdp_read_word(addr & !1, now);
+                let v = if addr & 1 == 0 {
+                    (w >> 8) as u8
+                } else {
+                    w as u8
+                };
+                Read {
+                    data: v,
+                    wait,
+                    bus_error: false,
+                }
+            }
+            _ => {
+                let ob = self.unmapped_read(fc);
+                Read::ok((ob >> if addr & 1 == 0 { 8 } else { 0 }) as u8)
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn read_word(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u16> {
+        let addr = addr & 0xFF_FFFE;
+        match addr >> 16 {
+            0x00..=0x3F => match self.hw.cart.read_word(addr) {
+                Some(v) => {
+                    self.hw.open_bus = v;
+                    Read::ok(v)
+                }
+                None => Read::ok(self.unmapped_read(fc)),
+            },
+            0xE0..=0xFF => {
+                let i = (addr & 0xFFFE) as usize;
+                let v = u16::from_be_bytes([self.hw.wram[i], self.hw.wram[i + 1]]);
+                self.hw.open_bus = v;
+                Read::ok(v)
+            }
+            0xA0 => {
+                // Z80 RAM/YM as words: the byte appears in both halves
+                // (public 68000/Z80 bus documentation).
+                let b = self.z80_read_byte(addr, now);
+                Read {
+                    data: u16::from_be_bytes([b, b]),
+                    wait: Z80_AREA_WAIT_CYCLES,
+                    bus_error: false,
+                }
+            }
+            0xA1 => {
+                let hi = self.io_read_byte(addr, now);
+                let lo = self.io_read_byte(addr | 1, now);
+                let v = if (0xA1_0000..=0xA1_001F).contains(&addr) {
+                    // I/O registers are on odd addresses; the word reads the
+                    // register in both halves.
+                    u16::from_be_bytes([lo, lo])
+                } else {
+                    u16::from_be_bytes([hi, lo])
+                };
+                Read::ok(v)
+            }
+            0xC0..=0xDF if Self::is_vdp(addr) => {
+                let (v, wait) = self.vdp_read_word(addr, now);
+                Read {
+                    data: v,
+                    wait,
+                    bus_error: false,
+                }
+            }
+            _ => Read::ok(self.unmapped_read(fc)),
+        }
+    }
+
+    #[inline(always)]
+    fn write_byte(&mut self, addr: u32, data: u8, _fc: FunctionCode, now: u64) -> Write {
+        let addr = addr & 0xFF_FFFF;
+        match addr >> 16 {
+            0xE0..=0xFF => {
+                self.hw.wram[(addr & 0xFFFF) as usize] = data;
+                Write::OK
+            }
+            0x00..=0x3F => {
+                if !self.hw.cart.write_byte(addr, data) {
+                    self.hw.counters.unmapped_writes += 1;
+                }
+                Write::OK
+            }
+            0xA0 => {
+                self.z80_write_byte(addr, data, now);
+                Write {
+                    wait: Z80_AREA_WAIT_CYCLES,
+                    bus_error: false,
+                }
+            }
+            0xA1 => {
+                self.io_write_byte(addr, data, now);
+                Write::OK
+            }
+            0xC0..=0xDF if Self::is_vdp(addr) => {
+                // Byte writes to the VDP ports put the byte on both halves
+                // of the data bus (genvdp.txt).
+                let wait = if addr & 0x1F == 0x11 {
+                    0 // PSG
+                } else {
+                    self.vdp_write_word(addr & !1, u16::from_be_bytes([data, data]), now)
+                };
+                Write {
+                    wait,
+                    bus_error: false,
+                }
+            }
+            _ => {
+                self.hw.counters.unmapped_writes += 1;
+                Write::OK
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn write_word(&mut self, addr: u32, data: u16, _fc: FunctionCode, now: u64) -> Write {
+        let addr = addr & 0xFF_FFFE;
+        match addr >> 16 {
+            0xE0..=0xFF => {
+                let i = (addr & 0xFFFE) as usize;
+                let [hi, lo] = data.to_be_bytes();
+                self.hw.wram[i] = hi;
+                self.hw.wram[i + 1] = lo;
+                Write::OK
+            }
+            0xC0..=0xDF if Self::is_vdp(addr) => Write {
+                wait: self.vdp_write_word(addr, data, now),
+                bus_error: false,
+            },
+            0x00..=0x3F => {
+                let [hi, lo] = data.to_be_bytes();
+                let a = self.hw.cart.write_byte(addr, hi);
+                let b = self.hw.cart.write_byte(addr | 1, lo);
+                if !a && !b {
+                    self.hw.counters.unmapped_writes += 1;
+                }
+                Write::OK
+            }
+            0xA0 => {
+                // Word writes to the Z80 area store the high byte.
+                self.z80_write_byte(addr, (data >> 8) as u8, now);
+                Write {
+                    wait: Z80_AREA_WAIT_CYCLES,
+                    bus_error: false,
+                }
+            }
+            0xA1 => {
+                let [hi, lo] = data.to_be_bytes();
+                if (0xA1_0000..=0xA1_001F).contains(&addr) {
+                    self.io_write_byte(addr | 1, lo, now);
+                } else {
+                    // BUSREQ / RESET take bit 8 of a word write (bit 0 of
+                    // the even byte).
+                    self.io_write_byte(addr, hi, now);
+                    if !matches!(addr, 0xA1_1100 | 0xA1_1200) {
+                        self.io_write_byte(addr | 1, lo, now);
+                    }
+                }
+                Write::OK
+            }
+            _ => {
+                self.hw.counters.unmapped_writes += 1;
+                Write::OK
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn boundary(&mut self, now: u64) -> Boundary {
+        self.hw.clock.cpu_cycles = now;
+        if now >= self.hw.check_at {
+            return self.boundary_work(now);
+        }
+        Boundary {
+            extra: 0,
+            ipl: self.hw.ipl,
+        }
+    }
+
+    fn next_event(&mut self, _now: u64) -> u64 {
+        // STOP: wake at the next line event (the only times the interrupt
+        // level can change without the CPU).
+        self.hw.next_event_cycle()
+    }
+
+    fn program_word(&mut self, addr: u32) -> Option<u16> {
+        // Code fetches from the cartridge take no wait states; their only
+        // side effect is the open-bus latch, which the next fetch overwrites
+        // (m68k poll.rs). Not work RAM: the Z80, catching up during the
+        // loop, could rewrite code there.
+        match addr >> 16 {
+            0x00..=0x3F => self.hw.cart.read_word(addr & 0xFF_FFFE),
+            _ => None,
+        }
+    }
+
+    fn poll_read(
+        &mut self,
+        addr: u32,
+        size: u32,
+        _fc: FunctionCode,
+        now: u64,
+        bus_word: u16,
+    ) -> Option<u32> {
+        // Only the VDP status port (SGDK's VDP_waitVBlank/VSync polls): the
+        // same read the normal path makes (no wait states), with the
+        // open-bus bits the normal path would have latched from the last
+        // code fetch.
+        if !Self::is_vdp_status(addr) {
+            return None;
+        }
+        let m = self.hw.mclk(now);
+        self.hw.counters.vdp_reads += 1;
+        let w = self.hw.vdp.read_status(m, bus_word);
+        Some(match (size, addr & 1) {
+            (2, _) => w as u32,
+            (_, 0) => (w >> 8) as u32,
+            _ => w as u32 & 0xFF,
+        })
+    }
+
+    fn poll_skip(&mut self, p: &PollPass, now: u64, limit: u64) -> PollSkip {
+        let mut s = PollSkip::none(now);
+        // Only VBlank-flag polls of the status port (SGDK's VDP_waitVBlank):
+        // bit 3 of the word, or of the odd (low) byte.
+        let a = p.addr;
+        if p.bit != 3
+            || !Self::is_vdp_status(a)
+            || (p.size == 1 && a & 1 == 0)
+            || self.hw.z80.m68k_stall != 0
+        {
+            return s;
+        }
+        // The reads and the flag stay as they are until the next line event
+        // (every line start and VINT are events), and boundaries before it
+        // only charge refresh: both checks use this one limit (CPU cycles;
+        // see `update_check`).
+        let event = self.hw.next_event_cycle();
+        if event <= now + p.read_offset
+            || self
+                .hw
+                .vdp
+                .status_read_repeats(self.hw.mclk(now + p.read_offset))
+                != Some(p.continue_if)
+        {
+            return s;
+        }
+        let mut refresh = self.hw.refresh;
+        let mut last_boundary = now;
+        let pass_len: u64 = p.cycles.iter().sum();
+        let stop = event.min(limit);
+        'pass: loop {
+            // Whole passes before the next refresh penalty: their boundaries
+            // charge nothing, so they end at multiples of the pass length.
+            let free_end = refresh.due.min(stop);
+            if free_end > s.end + pass_len {
+                let k = (free_end - s.end - 1) / pass_len;
+                s.passes += k;
+                s.end += k * pass_len;
+                last_boundary = s.end;
+            }
+            // Then one pass instruction by instruction (a refresh falls in
+            // it, or it is the last).
+            let mut t = s.end;
+            let mut r = refresh;
+            let mut extra = [0u64; 3];
+            let mut lb = last_boundary;
+            for (i, c) in p.cycles.iter().enumerate() {
+                let b = t + c;
+                if b >= event {
+                    break 'pass;
+                }
+                let x = r.at_boundary(b) as u64;
+                lb = b;
+                t = b + x;
+                extra[i] = x;
+                if t >= limit {
+                    break 'pass;
+                }
+            }
+            s.passes += 1;
+            s.end = t;
+            refresh = r;
+            last_boundary = lb;
+            for (e, x) in s.extra.iter_mut().zip(extra) {
+                *e += x;
+            }
+        }
+        if s.passes != 0 {
+            self.hw.refresh = refresh;
+            self.hw.update_check();
+            self.hw.counters.vdp_reads += s.passes;
+            self.hw.clock.cpu_cycles = last_boundary;
+        }
+        s
+    }
+
+    fn interrupt_ack(&mut self, level: u8, _now: u64) -> IntAck {
+        self.hw.vdp.acknowledge(level);
+        self.hw.ipl = self.hw.vdp.ipl();
+        IntAck::Autovector
+    }
+
+    fn tas_writeback(&self) -> bool {
+        // md: the bus arbiter ignores TAS's write cycle (bus.rs).
+        false
+    }
+
+    fn halted(&mut self, _now: u64) {
+        self.hw.seam.halted = true;
+    }
+}

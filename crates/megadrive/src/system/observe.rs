@@ -1,0 +1,196 @@
+//! The observer side of the bus: what the bus collects about each
+//! instruction ([`Seam`]), the core's reports turned into [`MdObserver`]
+//! events (the bus owns the observer: no shared cells), and breakpoints.
+
+use retroprof_m68k::{Cpu, ExceptionKind, Observer, Stop};
+
+use super::bus::Bus68k;
+use super::{RecentPcs, RECENT_PCS};
+use crate::observer::{InstrCost, MdObserver, PcSet, SystemView};
+use crate::timing::{m68k_to_mclk, m68k_to_mclk32};
+
+/// What the bus collects about the instruction in progress and the run,
+/// as plain values: the bus owns the observer (`Bus68k` is both the
+/// 68000's bus and its observer), so the cost parts reach the observer's
+/// `instruction` report as values, with no shared cells.
+#[derive(Default)]
+pub(super) struct Seam {
+    /// Cost parts (mclk) of the instruction in progress; `total` unused.
+    pub(super) parts: InstrCost,
+    /// Some part of `parts` may be non-zero.
+    pub(super) pending: bool,
+    /// Instructions executed since power-on.
+    pub(super) instructions: u64,
+    pub(super) error: Option<(ExceptionKind, u8)>,
+    pub(super) halted: bool,
+    pub(super) stop_on_error: bool,
+    pub(super) recent: [u32; RECENT_PCS],
+    pub(super) recent_pos: usize,
+}
+
+impl Seam {
+    /// Charge `cycles` 68000 cycles to one cost part (as mclk).
+    #[inline(always)]
+    pub(super) fn charge(&mut self, part: fn(&mut InstrCost) -> &mut u32, cycles: u32) {
+        *part(&mut self.parts) += m68k_to_mclk32(cycles);
+        self.pending = true;
+    }
+
+    /// The last instruction addresses, oldest first.
+    pub(super) fn recent_pcs(&self) -> RecentPcs {
+        let n = self.recent_pos.min(RECENT_PCS);
+        let start = self.recent_pos - n;
+        RecentPcs(
+            (start..self.recent_pos)
+                .map(|i| self.recent[i % RECENT_PCS])
+                .collect(),
+        )
+    }
+}
+
+/// The 68000's reports, in master clocks, with the cost parts the bus
+/// collected for the instruction (as values), to the console's observer.
+impl<O: MdObserver + ?Sized> Observer for Bus68k<'_, O> {
+    #[inline(always)]
+    fn instruction(&mut self, pc: u32, cycles: u32) {
+        let seam = &mut self.hw.seam;
+        seam.recent[seam.recent_pos % RECENT_PCS] = pc;
+        seam.recent_pos = seam.recent_pos.wrapping_add(1);
+        seam.instructions += 1;
+        let total = m68k_to_mclk32(cycles);
+        let cost = if seam.pending {
+            seam.pending = false;
+            InstrCost {
+                total,
+                ..std::mem::take(&mut seam.parts)
+            }
+        } else {
+            InstrCost {
+                total,
+                ..InstrCost::default()
+            }
+        };
+        self.obs.instruction(pc, cost, &self.hw.clock);
+    }
+
+    #[inline(always)]
+    fn exception(&mut self, kind: ExceptionKind, vector: u8, handler: u32, cycles: u32) {
+        let seam = &mut self.hw.seam;
+        if seam.stop_on_error
+            && matches!(
+                kind,
+                ExceptionKind::BusError
+                    | ExceptionKind::AddressError
+                    | ExceptionKind::IllegalInstruction
+                    | ExceptionKind::LineA
+                    | ExceptionKind::LineF
+                    | ExceptionKind::PrivilegeViolation
+            )
+            && seam.error.is_none()
+        {
+            seam.error = Some((kind, vector));
+        }
+        self.obs.exception(
+            kind,
+            vector,
+            handler,
+            m68k_to_mclk32(cycles),
+            &self.hw.clock,
+        );
+    }
+
+    #[inline(always)]
+    fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
+        self.obs.call(from_pc, target, return_addr, sp);
+    }
+
+    #[inline(always)]
+    fn accepts_poll_passes(&mut self, pcs: &[u32; 3]) -> bool {
+        self.obs.accepts_poll_passes(pcs)
+    }
+
+    fn poll_passes(&mut self, pcs: &[u32; 3], cycles: &[u64; 3], extra: &[u64; 3], passes: u64) {
+        // The instructions the passes would have reported, as `instruction`
+        // keeps them: the last RECENT_PCS PCs and the count.
+        let seam = &mut self.hw.seam;
+        let n = 3 * passes;
+        let kept = n.min(RECENT_PCS as u64) as usize;
+        let skipped = (n as usize).wrapping_sub(kept);
+        let at = seam.recent_pos.wrapping_add(skipped);
+        // Entry k of the kept run is pcs[(skipped + k) % 3]: lay the
+        // 3-periodic run out once, then copy it into the ring (at most two
+        // pieces, as the ring wraps).
+        let phase = skipped % 3;
+        let p = [pcs[phase], pcs[(phase + 1) % 3], pcs[(phase + 2) % 3]];
+        let mut run = [0u32; RECENT_PCS];
+        for c in run.chunks_mut(3) {
+            c.copy_from_slice(&p[..c.len()]);
+        }
+        let start = at % RECENT_PCS;
+        let first = kept.min(RECENT_PCS - start);
+        seam.recent[start..start + first].copy_from_slice(&run[..first]);
+        seam.recent[..kept - first].copy_from_slice(&run[first..kept]);
+        seam.recent_pos = seam.recent_pos.wrapping_add(n as usize);
+        seam.instructions += n;
+        // The bus skips only passes whose boundary extras are refresh
+        // penalties (`Bus68k::poll_skip`).
+        self.obs.poll_passes(
+            pcs,
+            &cycles.map(m68k_to_mclk),
+            &extra.map(m68k_to_mclk),
+            passes,
+            &self.hw.clock,
+        );
+    }
+
+    #[inline(always)]
+    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
+        self.obs.ret(from_pc, target, sp);
+    }
+}
+
+impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
+    /// Run to `target_cycles` one instruction at a time, calling
+    /// [`MdObserver::at_pc`] before the instructions at the addresses of
+    /// `set` (once per arrival: an interrupt taken first returns to the
+    /// same PC without a second report).
+    pub(super) fn run_with_breakpoints(
+        &mut self,
+        cpu: &mut Cpu,
+        set: &PcSet,
+        target_cycles: u64,
+    ) -> Stop {
+        let mut reported: Option<u32> = None;
+        let mut stop = Stop::Target;
+        while cpu.cycles() < target_cycles {
+            let regs = cpu.registers();
+            let pc = regs.pc.wrapping_sub(4) & 0xFF_FFFF;
+            if set.contains(pc) && reported != Some(pc) {
+                self.hw.clock.cpu_cycles = cpu.cycles();
+                let view = SystemView {
+                    regs,
+                    wram: &self.hw.wram,
+                    vdp: &self.hw.vdp,
+                    cart: &self.hw.cart,
+                    clock: &self.hw.clock,
+                };
+                self.obs.at_pc(pc, &view);
+                reported = Some(pc);
+            }
+            let before = self.hw.seam.instructions;
+            if cpu.step_on(self) == 0 {
+                stop = Stop::Halted;
+                break;
+            }
+            // Forget the report once an instruction ran (an
+            // interrupt taken first returns to the same PC).
+            if self.hw.seam.instructions != before {
+                reported = None;
+            }
+            if self.hw.seam.error.is_some() || self.hw.seam.halted {
+                break;
+            }
+        }
+        stop
+    }
+}
