@@ -267,7 +267,9 @@ pub(crate) fn report(
     } else {
         s.options.idle.clone()
     };
+    let (code, code_warnings) = crate::code::build(s, p, &fidx);
     let mut warnings = s.warnings.clone();
+    warnings.extend(code_warnings);
     if let Some(st) = &stopped {
         warnings.push(st.clone());
     }
@@ -311,5 +313,6 @@ pub(crate) fn report(
         stacks,
         warnings,
         stopped,
+        code,
     }
 }

@@ -6,7 +6,8 @@
 //! RAM: an *attribution id* for each distinct (function, DWARF inline chain)
 //! pair, so code the compiler inlined is charged to the inlined function
 //! (shown "inlined in" its physical function). Per instruction the profiler
-//! does one table load and one add into `mclk[id]` (plus a few adds into
+//! does one table load and one add into `mclk[id]`, one add into the
+//! per-address table ([`crate::pccost`]) (plus a few adds into
 //! per-frame fields and one compare of the id with the previous
 //! instruction's): no search, no hashing, no allocation.
 //!
@@ -215,8 +216,29 @@ impl Attribution {
         }
     }
 
+    /// [`Attribution::id`] and the [`crate::pccost`] slot of `pc` with one
+    /// range test (the per-instruction path).
+    #[inline(always)]
+    pub fn id_slot(&self, pc: u32) -> (u32, usize) {
+        let pc = pc & 0xFF_FFFF;
+        if pc < self.rom_len {
+            let i = (pc >> 1) as usize;
+            (self.rom[i], i)
+        } else if pc >= RAM_BASE {
+            let i = ((pc - RAM_BASE) >> 1) as usize;
+            (self.ram[i], self.rom.len() + i)
+        } else {
+            (0, self.rom.len() + self.ram.len())
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.attrs.len()
+    }
+
+    /// Bytes of ROM the table covers (at most 4 MiB).
+    pub fn rom_len(&self) -> u32 {
+        self.rom_len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -337,6 +359,8 @@ pub struct Profiler {
     pub(crate) frames: Vec<RawFrame>,
     watches: Vec<(u32, u8)>,
     pub(crate) total_instructions: u64,
+    /// Costs per instruction address (`crate::pccost`).
+    pub(crate) pcs: crate::pccost::PcCosts,
 }
 
 impl Profiler {
@@ -355,7 +379,9 @@ impl Profiler {
             first_child: NONE,
             next_sibling: NONE,
         };
+        let pcs = crate::pccost::PcCosts::new(&attr);
         Profiler {
+            pcs,
             attr,
             mclk: vec![0; n],
             snap: vec![0; n],
@@ -607,8 +633,10 @@ impl Profiler {
         self.total_instructions = instructions;
         self.last_instructions = instructions;
         self.frame = info.frame + 1;
+        self.pcs.frame_end(over, last);
         if self.frame == self.from {
             self.mark_counted_start();
+            self.pcs.mark_counted_start(over, last);
         }
     }
 
@@ -665,7 +693,7 @@ impl MdObserver for Profiler {
 
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
-        let a = self.attr.id(pc);
+        let (a, slot) = self.attr.id_slot(pc);
         if a != self.cur_attr {
             if self.cpu_start.is_none() {
                 self.cpu_start = Some(clock.mclk().saturating_sub(cost.total as u64));
@@ -674,6 +702,7 @@ impl MdObserver for Profiler {
         }
         let t = cost.total as u64;
         self.mclk[a as usize] += t;
+        self.pcs.charge_slot(slot, t);
         self.last_attr = a;
         self.acc += t;
         self.fa.freeze_mclk += cost.dma_freeze as u64;
@@ -695,7 +724,7 @@ impl MdObserver for Profiler {
 
     fn poll_passes(
         &mut self,
-        _pcs: &[u32; 3],
+        pcs: &[u32; 3],
         mclk: &[u64; 3],
         refresh: &[u64; 3],
         _passes: u64,
@@ -705,6 +734,9 @@ impl MdObserver for Profiler {
         let a = self.cur_attr;
         let t: u64 = mclk.iter().sum();
         self.mclk[a as usize] += t;
+        for (&pc, &m) in pcs.iter().zip(mclk) {
+            self.pcs.charge(pc, m);
+        }
         self.last_attr = a;
         self.acc += t;
         self.fa.refresh_mclk += refresh.iter().sum::<u64>();
@@ -735,6 +767,7 @@ impl MdObserver for Profiler {
             // pushed.
             let a = self.last_attr;
             self.mclk[a as usize] += mclk as u64;
+            self.pcs.charge_entry(a, mclk as u64);
             self.acc += mclk as u64;
         }
         self.flush_acc();
@@ -756,6 +789,7 @@ impl MdObserver for Profiler {
         self.last_attr = h;
         if to_handler {
             self.mclk[h as usize] += mclk as u64;
+            self.pcs.charge_entry(h, mclk as u64);
             self.acc += mclk as u64;
         }
     }

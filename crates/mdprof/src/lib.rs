@@ -11,11 +11,13 @@
 //!   flame graph, pprof, speedscope through `retroprof-profile`).
 //! - [`demo`]: the known-costs test ROM embedded in the library.
 
+pub mod code;
 pub mod demo;
 pub mod engine;
 pub mod heapbridge;
 pub mod html;
 pub mod output;
+pub mod pccost;
 pub mod report;
 pub mod sampler;
 pub mod trace;
@@ -117,6 +119,9 @@ pub struct Session {
     pub idle_found: Vec<String>,
     pub watches: Vec<report::WatchSpec>,
     pub warnings: Vec<String>,
+    /// `--source-dir`: where [`code`] looks for source files first (check
+    /// it with [`code::check_source_dir`]); set it before running.
+    pub source_dir: Option<std::path::PathBuf>,
     pad1: InputScript,
     pad2: InputScript,
 }
@@ -277,6 +282,7 @@ impl Session {
             idle_found,
             watches,
             warnings,
+            source_dir: None,
             pad1,
             pad2,
         })

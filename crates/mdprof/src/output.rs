@@ -393,6 +393,7 @@ pub fn terminal(r: &Report, color: bool) -> String {
         let Some(f) = r.frame(n) else { continue };
         let _ = writeln!(o, "{}", worst_line(r, f, &st));
     }
+    o.push_str(&crate::code::terminal_section(r, color));
     o
 }
 

@@ -58,6 +58,10 @@ pub struct Report {
     /// Set when the emulation stopped before `options.frames` (the error
     /// message); the report then covers the frames that ran.
     pub stopped: Option<String>,
+    /// Costs per instruction address and per source line
+    /// ([`crate::code`]); not in the JSON (the `--lines` CSV has them).
+    #[serde(skip)]
+    pub code: crate::code::CodeProfile,
 }
 
 /// The ROM profiled.
