@@ -160,6 +160,7 @@ fn base_report() -> Report {
         warnings: vec!["idle function `wait_vblank` not found".into()],
         stopped: Some("CPU halted at $000302".into()),
         kdebug: None,
+        code: Default::default(),
     }
 }
 

@@ -296,6 +296,7 @@ pub(crate) fn report(
     } else {
         s.options.idle.clone()
     };
+    let (code, code_warnings) = crate::code::build(s, p, &fidx);
     let mut warnings = s.warnings.clone();
     let mut idle_found = s.idle_found.clone();
     if s.detects_wait_loop() {
@@ -320,6 +321,7 @@ pub(crate) fn report(
             idle_found = names;
         }
     }
+    warnings.extend(code_warnings);
     if let Some(st) = &stopped {
         warnings.push(st.clone());
     }
@@ -366,5 +368,6 @@ pub(crate) fn report(
         warnings,
         stopped,
         kdebug,
+        code,
     }
 }

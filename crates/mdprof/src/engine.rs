@@ -6,7 +6,8 @@
 //! RAM: an *attribution id* for each distinct (function, DWARF inline chain)
 //! pair, so code the compiler inlined is charged to the inlined function
 //! (shown "inlined in" its physical function). Per instruction the profiler
-//! does one table load and one add into `mclk[id]` (plus a few adds into
+//! does one table load and one add into `mclk[id]`, one add into the
+//! per-address table ([`crate::pccost`]) (plus a few adds into
 //! per-frame fields and one compare of the id with the previous
 //! instruction's): no search, no hashing, no allocation.
 //!
@@ -220,8 +221,29 @@ impl Attribution {
         }
     }
 
+    /// [`Attribution::id`] and the [`crate::pccost`] slot of `pc` with one
+    /// range test (the per-instruction path).
+    #[inline(always)]
+    pub fn id_slot(&self, pc: u32) -> (u32, usize) {
+        let pc = pc & 0xFF_FFFF;
+        if pc < self.rom_len {
+            let i = (pc >> 1) as usize;
+            (self.rom[i], i)
+        } else if pc >= RAM_BASE {
+            let i = ((pc - RAM_BASE) >> 1) as usize;
+            (self.ram[i], self.rom.len() + i)
+        } else {
+            (0, self.rom.len() + self.ram.len())
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.attrs.len()
+    }
+
+    /// Bytes of ROM the table covers (at most 4 MiB).
+    pub fn rom_len(&self) -> u32 {
+        self.rom_len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -387,6 +409,8 @@ pub struct Profiler {
     pub(crate) total_instructions: u64,
     /// The game's KDebug markers ([`crate::kdebug`]).
     pub(crate) kdebug: crate::kdebug::KDebug,
+    /// Costs per instruction address (`crate::pccost`).
+    pub(crate) pcs: crate::pccost::PcCosts,
 }
 
 impl Profiler {
@@ -405,7 +429,9 @@ impl Profiler {
             first_child: NONE,
             next_sibling: NONE,
         };
+        let pcs = crate::pccost::PcCosts::new(&attr);
         Profiler {
+            pcs,
             attr,
             mclk: vec![0; n],
             snap: vec![0; n],
@@ -737,8 +763,10 @@ impl Profiler {
         });
         self.total_instructions = instructions;
         self.last_instructions = instructions;
+        self.pcs.frame_end(over, last);
         if info.frame + 1 == self.from {
             self.mark_counted_start();
+            self.pcs.mark_counted_start(over, last);
         }
     }
 
@@ -796,7 +824,7 @@ impl MdObserver for Profiler {
 
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
-        let a = self.attr.id(pc);
+        let (a, slot) = self.attr.id_slot(pc);
         if a != self.cur_attr {
             if self.cpu_start.is_none() {
                 self.cpu_start = Some(clock.mclk().saturating_sub(cost.total as u64));
@@ -805,6 +833,7 @@ impl MdObserver for Profiler {
         }
         let t = cost.total as u64;
         self.mclk[a as usize] += t;
+        self.pcs.charge_slot(slot, t);
         self.last_attr = a;
         self.acc += t;
         self.fa.freeze_mclk += cost.dma_freeze as u64;
@@ -840,6 +869,9 @@ impl MdObserver for Profiler {
         let a = self.cur_attr;
         let t: u64 = mclk.iter().sum();
         self.mclk[a as usize] += t;
+        for (&pc, &m) in pcs.iter().zip(mclk) {
+            self.pcs.charge(pc, m);
+        }
         self.last_attr = a;
         self.acc += t;
         self.fa.refresh_mclk += refresh.iter().sum::<u64>();
@@ -870,6 +902,7 @@ impl MdObserver for Profiler {
             // pushed.
             let a = self.last_attr;
             self.mclk[a as usize] += mclk as u64;
+            self.pcs.charge_entry(a, mclk as u64);
             self.acc += mclk as u64;
         }
         self.flush_acc();
@@ -887,6 +920,7 @@ impl MdObserver for Profiler {
         self.last_attr = h;
         if to_handler {
             self.mclk[h as usize] += mclk as u64;
+            self.pcs.charge_entry(h, mclk as u64);
             self.acc += mclk as u64;
         }
     }

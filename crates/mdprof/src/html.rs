@@ -734,6 +734,8 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
     }
     s.push_str("</table>\n");
 
+    s.push_str(&crate::code::html_section(r));
+
     s.push_str("<h2>Worst frame</h2>\n");
     match shot {
         Some(p) => {

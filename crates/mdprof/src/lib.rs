@@ -11,6 +11,7 @@
 //!   flame graph, pprof, speedscope through `retroprof-profile`).
 //! - [`demo`]: the known-costs test ROM embedded in the library.
 
+pub mod code;
 pub mod columns;
 pub mod demo;
 pub mod engine;
@@ -19,6 +20,7 @@ pub mod heapbridge;
 pub mod html;
 pub mod kdebug;
 pub mod output;
+pub mod pccost;
 pub mod report;
 pub mod romsyms;
 pub mod sampler;
@@ -131,6 +133,9 @@ pub struct Session {
     pub idle_found: Vec<String>,
     pub watches: Vec<report::WatchSpec>,
     pub warnings: Vec<String>,
+    /// `--source-dir`: where [`code`] looks for source files first (check
+    /// it with [`code::check_source_dir`]); set it before running.
+    pub source_dir: Option<std::path::PathBuf>,
     pad1: InputScript,
     pad2: InputScript,
 }
@@ -285,6 +290,7 @@ impl Session {
             idle_found,
             watches,
             warnings,
+            source_dir: None,
             pad1,
             pad2,
         })

@@ -495,6 +495,7 @@ pub fn terminal(r: &Report, color: bool) -> String {
         );
     }
     o.push_str(&crate::kdebug::terminal(r, &st));
+    o.push_str(&crate::code::terminal_section(r, color));
     o
 }
 

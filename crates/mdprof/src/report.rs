@@ -63,6 +63,10 @@ pub struct Report {
     /// [`crate::kdebug`]); absent when it wrote none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kdebug: Option<crate::kdebug::KDebugReport>,
+    /// Costs per instruction address and per source line
+    /// ([`crate::code`]); not in the JSON (the `--lines` CSV has them).
+    #[serde(skip)]
+    pub code: crate::code::CodeProfile,
 }
 
 /// The ROM profiled.

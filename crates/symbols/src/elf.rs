@@ -62,6 +62,24 @@ impl DebugInfo {
         })
     }
 
+    /// [`DebugInfo::location`] that tells a line table that cannot be read
+    /// (corrupt DWARF: the error) from an address it does not cover
+    /// (`Ok(None)`). A line number 0 (DWARF: no source line) is `None`.
+    pub fn try_location(&self, addr: u64) -> Result<Option<SourceLocation>, String> {
+        let loc = self.ctx.find_location(addr).map_err(|e| e.to_string())?;
+        Ok(loc.and_then(|l| {
+            Some(SourceLocation {
+                file: l.file?.to_string(),
+                line: l.line.filter(|&n| n > 0),
+            })
+        }))
+    }
+
+    /// The ELF file this debug information was read from.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// The frames at `addr`, INNERMOST FIRST: inlined functions, then the
     /// physical function. Empty when DWARF does not cover `addr`. Corrupt
     /// DWARF yields the frames read before the fault.

@@ -163,9 +163,29 @@ pub struct ProfileArgs {
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
 
+    /// --annotate, --lines, --source-dir (CodeArgs).
+    #[command(flatten)]
+    pub code: Box<CodeArgs>,
+
     /// --baseline and its gates and outputs (cmd/diff.rs).
     #[command(flatten)]
     pub baseline: Box<super::diff::BaselineArgs>,
+}
+
+/// Per-line and per-instruction costs (crates/mdprof src/code.rs).
+#[derive(clap::Args, Debug, Default)]
+pub struct CodeArgs {
+    /// Print FUNC's instructions with their cycles and %, under their source lines when DWARF has them, like perf annotate (repeatable).
+    #[arg(long, value_name = "FUNC")]
+    pub annotate: Vec<String>,
+
+    /// Costs per source line (DWARF) and per instruction DWARF gives no line for, as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub lines: Option<PathBuf>,
+
+    /// Folder searched first for the source files DWARF names (hot lines' text, --annotate).
+    #[arg(long, value_name = "DIR")]
+    pub source_dir: Option<PathBuf>,
 }
 
 fn region_of(arg: Option<RegionArg>, rom: &Rom) -> Option<Region> {
@@ -268,7 +288,12 @@ pub(crate) fn session(args: &ProfileArgs, rom_path: Option<&Path>) -> anyhow::Re
         }
     };
     let opts = options(args, &rom);
-    Session::new(rom, label, syms, opts).map_err(|e| UsageError(e.to_string()).into())
+    let mut s = Session::new(rom, label, syms, opts).map_err(|e| UsageError(e.to_string()))?;
+    if let Some(d) = &args.code.source_dir {
+        retroprof_mdprof::code::check_source_dir(d).map_err(|e| UsageError(e.to_string()))?;
+        s.source_dir = Some(d.clone());
+    }
+    Ok(s)
 }
 
 /// A progress bar on stderr, drawn only when stderr is a terminal and the
@@ -336,13 +361,10 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
         out(p, &|w| output::json(r, w))?;
     }
     if let Some(p) = &args.kdebug_log {
-        pw::atomic(p, true, |w| {
-            retroprof_mdprof::kdebug::log(r, w).map_err(|source| retroprof_profile::Error::Io {
-                path: pw::STREAM_PATH.into(),
-                source,
-            })
-        })
-        .with_context(|| format!("writing {}", p.display()))?;
+        out(p, &|w| Ok(retroprof_mdprof::kdebug::log(r, w)?))?;
+    }
+    if let Some(p) = &args.code.lines {
+        out(p, &|w| retroprof_mdprof::code::lines_csv(r, w))?;
     }
     let need_stacks = args.folded.is_some()
         || args.flamegraph.is_some()
@@ -359,6 +381,8 @@ fn write_outputs(args: &ProfileArgs, r: &Report) -> anyhow::Result<()> {
             pw::atomic(p, true, |w| pw::flamegraph_svg(&sp, 0, &title, w))
                 .with_context(|| format!("writing {}", p.display()))?;
         }
+        // pprof and speedscope get one leaf frame per source line (DWARF).
+        let sp = retroprof_mdprof::code::stack_profile_with_lines(r);
         if let Some(p) = &args.pprof {
             pw::atomic(p, true, |w| pw::pprof(&sp, w))
                 .with_context(|| format!("writing {}", p.display()))?;
@@ -394,7 +418,8 @@ fn check_outputs(args: &ProfileArgs) -> anyhow::Result<()> {
     if let Some(p) = &args.baseline.baseline {
         plan.input("the --baseline report", p);
     }
-    let outputs: [(&str, Option<&PathBuf>); 14] = [
+    let outputs: [(&str, Option<&PathBuf>); 15] = [
+        ("--lines", args.code.lines.as_ref()),
         ("--csv", args.csv.as_ref()),
         ("--functions", args.functions.as_ref()),
         ("--json", args.json.as_ref()),
@@ -484,16 +509,19 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         &args.pprof,
         &args.speedscope,
         &args.kdebug_log,
+        &args.code.lines,
     ];
     let extras = args.heap.is_some()
         || args.sample_histogram.is_some()
         || args.trace.is_some()
-        || args.html.is_some();
+        || args.html.is_some()
+        || !args.code.annotate.is_empty()
+        || args.code.source_dir.is_some();
     if args.roms.len() > 1
         && (files.iter().any(|f| f.is_some()) || args.symbols.is_some() || extras)
     {
         return Err(UsageError(
-            "file outputs and --symbols need a single ROM: run `retroprof profile` once per ROM"
+            "file outputs, --annotate, --source-dir and --symbols need a single ROM: run `retroprof profile` once per ROM"
                 .into(),
         )
         .into());
@@ -577,6 +605,11 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<ExitCode> {
+    // An unknown --annotate function is refused before the run.
+    for name in &args.code.annotate {
+        retroprof_mdprof::code::find_function(&s.index, name)
+            .map_err(|e| UsageError(e.to_string()))?;
+    }
     let mut bar = Progress::new(!super::ui::quiet());
     let start = Instant::now();
     let ex = Extras::new(args, &s)?;
@@ -586,6 +619,12 @@ fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<Exi
     write_outputs(args, &report)?;
     out!("{}", output::terminal(&report, color));
     ex.finish(args, &s, &report, color)?;
+    for name in &args.code.annotate {
+        let text = retroprof_mdprof::code::annotate(&s, &report, name)
+            .map_err(|e| UsageError(e.to_string()))?;
+        outln!();
+        out!("{text}");
+    }
     crate::note!(
         "{} frames in {wall:.2} s ({:.0} frames/s)",
         report.frames.len(),
