@@ -380,7 +380,7 @@ fn kdebug_log_and_stop_on_halt() {
         .lines()
         .next()
         .unwrap()
-        .ends_with(",top_function,top_cycles,kdebug_timer_spans,kdebug_timer_cycles"));
+        .ends_with(",top_function,top_cycles,loading,kdebug_timer_spans,kdebug_timer_cycles"));
 
     let out = run(&[
         "profile",

@@ -965,8 +965,13 @@ pub fn stack_profile_with_lines(r: &Report) -> StackProfile {
     for st in r.stacks.iter().filter(|s| s.mclk > 0) {
         let leaf = *st.stack.last().unwrap_or(&usize::MAX);
         let base: Vec<u32> = st.stack.iter().map(|&i| i as u32).collect();
-        let push = |samples: &mut Vec<Sample>, stack: Vec<u32>, m: u64| {
-            let v = ((m + M68K_DIVIDER / 2) / M68K_DIVIDER) as i64;
+        // The stack's value in cycles, rounded once as without lines
+        // (output::stack_profile), then split in whole cycles: the pieces
+        // sum to it exactly, so every function's flat and cumulative
+        // totals are those of the profile without lines.
+        let cycles = (st.mclk + M68K_DIVIDER / 2) / M68K_DIVIDER;
+        let push = |samples: &mut Vec<Sample>, stack: Vec<u32>, v: u64| {
+            let v = v as i64;
             if v > 0 {
                 samples.push(Sample {
                     stack,
@@ -975,18 +980,19 @@ pub fn stack_profile_with_lines(r: &Report) -> StackProfile {
             }
         };
         if leaf >= nf || parts[leaf].is_empty() || total[leaf] == 0 {
-            push(&mut samples, base, st.mclk);
+            push(&mut samples, base, cycles);
             continue;
         }
         let w_total = total[leaf].max(covered[leaf]) as u128;
         let rest_w = w_total - covered[leaf] as u128;
-        // Largest-remainder split of st.mclk over the lines and the rest.
+        // Largest-remainder split of the cycles over the lines and the rest
+        // (weights: master clocks).
         let weights: Vec<u128> = parts[leaf]
             .iter()
             .map(|&(_, m)| m as u128)
             .chain(std::iter::once(rest_w))
             .collect();
-        let m = st.mclk as u128;
+        let m = cycles as u128;
         let mut alloc: Vec<u128> = weights.iter().map(|&w| m * w / w_total).collect();
         let mut left = m - alloc.iter().sum::<u128>();
         let mut rema: Vec<(u128, usize)> = weights

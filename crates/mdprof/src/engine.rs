@@ -653,6 +653,7 @@ impl Profiler {
         ] {
             v.push(0);
         }
+        self.pcs.push_attribution();
         // The loop's code: MOVE (2-6 bytes), BTST #3 (4), Bcc.s (2).
         let end = bcc as u32 + 2;
         let mut a = head;

@@ -100,6 +100,15 @@ impl PcCosts {
         self.last = slot;
     }
 
+    /// One more attribution id (the engine found a wait-for-VBlank loop
+    /// and made it a function of its own).
+    pub(crate) fn push_attribution(&mut self) {
+        self.entry.push(0);
+        if !self.entry_base.is_empty() {
+            self.entry_base.push(0);
+        }
+    }
+
     /// Charge exception entry to attribution id `attr`.
     #[inline]
     pub fn charge_entry(&mut self, attr: u32, mclk: u64) {
