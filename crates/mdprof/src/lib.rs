@@ -15,6 +15,7 @@ pub mod code;
 pub mod columns;
 pub mod demo;
 pub mod engine;
+pub mod extras;
 pub mod gameplay;
 pub mod heapbridge;
 pub mod html;

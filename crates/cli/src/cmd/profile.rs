@@ -644,45 +644,18 @@ fn finish_one(args: &ProfileArgs, s: Session, color: bool) -> anyhow::Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-/// The observers of --heap, --sample-histogram and --trace-frames, run
-/// beside the profiler, and the --trace / --html outputs
-/// (crates/mdprof: heapbridge, sampler, trace, html).
-struct Extras {
-    heap: Option<retroprof_mdprof::heapbridge::HeapBridge>,
-    sampler: Option<retroprof_mdprof::sampler::Sampler>,
-    tracer: Option<retroprof_mdprof::trace::FunctionTracer>,
-}
+/// The --heap, --sample-histogram and --trace-frames observers
+/// (mdprof's `Extras`, assembled and run there) from the arguments, and
+/// what their results become: files and terminal sections, with the
+/// --trace / --html outputs (crates/mdprof: heapbridge, sampler, trace,
+/// html).
+struct Extras(retroprof_mdprof::extras::Extras);
 
 impl Extras {
     fn new(args: &ProfileArgs, s: &Session) -> anyhow::Result<Extras> {
-        use retroprof_mdprof::{heapbridge, sampler, trace};
-        let heap = match &args.heap {
-            Some(file) => Some(
-                heapbridge::HeapBridge::new(
-                    &s.rom.data,
-                    &s.index,
-                    heapbridge::HeapBridgeOptions {
-                        name: s.rom_label.clone(),
-                        keep_log: file.is_some(),
-                        ..Default::default()
-                    },
-                )
-                .map_err(|e| UsageError(e.to_string()))?,
-            ),
-            None => None,
-        };
+        use retroprof_mdprof::{extras, sampler, trace};
         sampler::parse_format(args.sample_format.name()).map_err(|e| UsageError(e.to_string()))?;
-        let sampler = match &args.sample_histogram {
-            Some(_) => {
-                let hz = s.options.region.unwrap_or(s.rom.region()).mclk_hz();
-                Some(
-                    sampler::Sampler::new(args.sample_hz, hz)
-                        .map_err(|e| UsageError(e.to_string()))?,
-                )
-            }
-            None => None,
-        };
-        let tracer = match &args.trace_frames {
+        let trace_frames = match &args.trace_frames {
             Some(spec) => {
                 if args.trace.is_none() && args.speedscope.is_none() {
                     return Err(UsageError(
@@ -690,30 +663,21 @@ impl Extras {
                     )
                     .into());
                 }
-                let (a, b) = trace::parse_frames(spec).map_err(|e| UsageError(e.to_string()))?;
-                Some(trace::FunctionTracer::new(a, b, &s.rom.data))
+                Some(trace::parse_frames(spec).map_err(|e| UsageError(e.to_string()))?)
             }
             None => None,
         };
-        Ok(Extras {
-            heap,
-            sampler,
-            tracer,
-        })
+        let opts = extras::ExtrasOptions {
+            heap: args.heap.as_ref().map(|file| file.is_some()),
+            sample_hz: args.sample_histogram.as_ref().map(|_| args.sample_hz),
+            trace_frames,
+        };
+        let ex = extras::Extras::new(s, &opts).map_err(|e| UsageError(e.to_string()))?;
+        Ok(Extras(ex))
     }
 
     fn run(mut self, s: &Session, progress: &mut dyn FnMut(u64, u64)) -> (Report, Extras) {
-        if self.heap.is_none() && self.sampler.is_none() && self.tracer.is_none() {
-            // The production path: the profiler alone, monomorphised
-            // (`Session::run`); the others go through one dynamic call per
-            // event and no extra compiled 68000 core.
-            return (s.run(progress), self);
-        }
-        let bp = self.heap.as_ref().map(|h| h.breakpoints().clone());
-        let report = {
-            let mut obs = (&mut self.heap, (&mut self.sampler, &mut self.tracer));
-            s.run_with_breakpoints(&mut obs, bp, progress)
-        };
+        let report = self.0.run(s, progress);
         (report, self)
     }
 
@@ -725,7 +689,12 @@ impl Extras {
         color: bool,
     ) -> anyhow::Result<()> {
         use retroprof_mdprof::{html, sampler, trace};
-        if let Some(h) = self.heap {
+        let retroprof_mdprof::extras::Extras {
+            heap,
+            sampler: smp,
+            tracer,
+        } = self.0;
+        if let Some(h) = heap {
             let out = h.finish();
             if let Some(Some(path)) = &args.heap {
                 out.write_log(path)?;
@@ -740,13 +709,13 @@ impl Extras {
                 })
             );
         }
-        if let (Some(smp), Some(path)) = (self.sampler, &args.sample_histogram) {
+        if let (Some(smp), Some(path)) = (smp, &args.sample_histogram) {
             let fmt = sampler::parse_format(args.sample_format.name())
                 .map_err(|e| UsageError(e.to_string()))?;
             let info = sampler::write_file(&smp.finish(), fmt, None, path)?;
             crate::note!("{}", info.describe(path));
         }
-        let ft = self.tracer.map(|t| t.finish(&s.index));
+        let ft = tracer.map(|t| t.finish(&s.index));
         if let Some(path) = &args.trace {
             trace::write_file(report, ft.as_ref(), path, true)
                 .with_context(|| format!("writing {}", path.display()))?;
