@@ -2,7 +2,7 @@
 //! per source line, and their outputs.
 //!
 //! The engine keeps one master-clock counter per 2-byte address
-//! ([`crate::pccost`]); at the end of the run [`build`] turns the executed
+//! ([`crate::pccost`]); at the end of the run `build` turns the executed
 //! addresses of the counted frames into [`InstrStat`]s (with their 68000
 //! disassembly, `retroprof_m68k::disasm`) and, where the symbols' DWARF line
 //! tables cover them, into per source line figures ([`LineStat`], self

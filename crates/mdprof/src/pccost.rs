@@ -8,7 +8,7 @@
 //! the last slot takes instructions anywhere else (attribution id 0).
 //!
 //! Exception entry processing is not an instruction: it is kept per
-//! attribution id in [`PcCosts::entry`], so a function's self time is
+//! attribution id in `PcCosts::entry`, so a function's self time is
 //! exactly the sum of its addresses' slots plus its entry time.
 
 use crate::engine::Attribution;

@@ -216,7 +216,7 @@ pub mod stdout {
     }
 
     /// Write data (not the report: `--quiet` does not silence it) to
-    /// standard output, recording the first error as [`print`] does.
+    /// standard output, recording the first error as [`print()`] does.
     pub fn write_bytes(data: &[u8]) {
         let mut failed = FAILED.lock().unwrap_or_else(|p| p.into_inner());
         if failed.is_none() {
