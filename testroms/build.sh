@@ -23,7 +23,7 @@ LD="${CROSS}ld"
 NM="${CROSS}nm"
 OBJCOPY="${CROSS}objcopy"
 
-ROMS=(knowncosts heap)
+ROMS=(knowncosts heap fullload)
 LIB_SRC=(lib/sega.s lib/sys.c lib/vdp.c lib/dma.c lib/joy.c lib/memory.c
          lib/text.c lib/gfx.c lib/libgcc.s lib/burn.s)
 
@@ -59,6 +59,7 @@ COMMON_SYMS=(_Entry_Point _VINT exception_halt VDP_waitVBlank addFrameLoad
 declare -A ROM_SYMS=(
     [knowncosts]="phase phase_frame phase_start_vblank phase_start_loop phase_dropped cpu_load burn_calls div_calls"
     [heap]="heap_allocs heap_frees heap_live_bytes heap_live_blocks heap_leaked_bytes heap_leaked_blocks heap_done"
+    [fullload]="loop_count work_units div_calls math_sum copy_sum cpu_load z80_started"
 )
 
 sym_addr() { awk -v n="$2" '$3 == n { print $1; exit }' "$1"; }

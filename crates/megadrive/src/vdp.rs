@@ -411,7 +411,15 @@ impl Vdp {
                 if f.overflow_line.is_some() && f.collision_line.is_some() {
                     break;
                 }
-                let (ov, col) = frame.line_status(&snap, &m, line, &mut scratch, &mut buf);
+                // Once the first collision line is known only the overflow
+                // is left to find, which needs no pixels (the span walk):
+                // most of this loop's cost was drawing lines whose
+                // collision answer no longer mattered.
+                let (ov, col) = if f.collision_line.is_some() {
+                    (frame.line_overflow(&snap, &m, line, &mut scratch), false)
+                } else {
+                    frame.line_status(&snap, &m, line, &mut scratch, &mut buf)
+                };
                 if ov && f.overflow_line.is_none() {
                     f.overflow_line = Some(line as u16);
                 }

@@ -1,4 +1,4 @@
-//! Acceptance: run our own test ROMs (testroms/out/{knowncosts,heap}) and
+//! Acceptance: run our own test ROMs (testroms/out/{knowncosts,heap,fullload}) and
 //! check the emulator against the figures the ROMs count themselves
 //! (RAM counters found by name in symbol.txt) and those of
 //! testroms/README.md / expected.json.
@@ -631,4 +631,102 @@ fn read_width(wram: &[u8; 0x10000], off: usize, width: usize) -> u64 {
         4 => ram_u32(wram, off) as u64,
         w => panic!("unexpected counter width {w} at {off:04X}"),
     }
+}
+
+/// Frames the full-load ROM runs in its test.
+const FULLLOAD_FRAMES: u64 = 300;
+
+/// Per frame: mclk of instructions inside `VDP_waitVBlank` and in all.
+struct FullLoadObserver {
+    wait_lo: u32,
+    wait_hi: u32,
+    idle: Vec<u64>,
+    total: Vec<u64>,
+    loop_count: Vec<u32>,
+    loop_off: usize,
+    other_exceptions: Vec<(u64, ExceptionKind, u8)>,
+}
+
+impl MdObserver for FullLoadObserver {
+    fn frame_start(&mut self, _frame: u64, view: &SystemView) {
+        self.idle.push(0);
+        self.total.push(0);
+        self.loop_count.push(ram_u32(view.wram, self.loop_off));
+    }
+
+    fn instruction(&mut self, pc: u32, cost: InstrCost, _clock: &Clock) {
+        if pc >= self.wait_lo && pc < self.wait_hi {
+            *self.idle.last_mut().expect("frame") += cost.total as u64;
+        }
+        *self.total.last_mut().expect("frame") += cost.total as u64;
+    }
+
+    fn exception(&mut self, kind: ExceptionKind, vector: u8, _h: u32, m: u32, clock: &Clock) {
+        *self.total.last_mut().expect("frame") += m as u64;
+        if kind != ExceptionKind::Interrupt(6) {
+            self.other_exceptions.push((clock.frame(), kind, vector));
+        }
+    }
+}
+
+/// testroms/README.md "The full-load ROM": the 68000 is busy the whole of
+/// every frame (the idle wait takes well under 1 % of it), one game loop
+/// per VBlank, and the Z80 program runs and reads ROM through the bank
+/// window.
+#[test]
+fn fullload_keeps_the_68000_busy_every_frame() {
+    let (rom, syms) = load("fullload");
+    let (wait_lo, wait_hi) = syms.code_range("VDP_waitVBlank");
+    let mut obs = FullLoadObserver {
+        wait_lo,
+        wait_hi,
+        idle: Vec::new(),
+        total: Vec::new(),
+        loop_count: Vec::new(),
+        loop_off: syms.ram_offset("loop_count"),
+        other_exceptions: Vec::new(),
+    };
+    let mut sys = System::new(&rom, Config::default());
+    for f in 0..FULLLOAD_FRAMES {
+        sys.run_frame(&mut obs)
+            .unwrap_or_else(|e| panic!("fullload frame {f}: {e}"));
+    }
+    assert!(
+        obs.other_exceptions.is_empty(),
+        "unexpected exceptions: {:?}",
+        obs.other_exceptions
+    );
+    let w = sys.wram();
+    assert_eq!(ram_u16(w, syms.ram_offset("exception_vector")), 0);
+    assert_eq!(ram_u16(w, syms.ram_offset("z80_started")), 1);
+    // From frame 30 (start-up done): at most 1 % idle, one loop a frame.
+    let mut worst = 0.0f64;
+    for f in 30..FULLLOAD_FRAMES as usize {
+        let idle = obs.idle[f] as f64 / obs.total[f] as f64;
+        worst = worst.max(idle);
+        assert!(
+            idle < 0.01,
+            "frame {f}: {:.2} % idle ({} of {} mclk)",
+            idle * 100.0,
+            obs.idle[f],
+            obs.total[f]
+        );
+        if f + 1 < obs.loop_count.len() {
+            assert_eq!(
+                obs.loop_count[f + 1],
+                obs.loop_count[f] + 1,
+                "frame {f}: not one game loop"
+            );
+        }
+    }
+    println!("fullload: worst idle {:.3} % of a frame", worst * 100.0);
+    // The Z80 program read ROM through the bank window, about one byte a
+    // scanline (262 lines a frame).
+    let z = sys.z80();
+    assert!(
+        z.bank_accesses > 200 * (FULLLOAD_FRAMES - 30),
+        "Z80 bank reads: {}",
+        z.bank_accesses
+    );
+    assert_eq!(z.bad_bank_accesses, 0);
 }

@@ -444,6 +444,32 @@ impl FrameSprites {
         let st = scratch.evaluate(v, m, count_overflow, false, buf, false);
         (st.overflow, st.collision)
     }
+
+    /// The overflow answer of [`Self::line_status`] alone, without drawing
+    /// a pixel: the count overflow and the dot overflow of the span walk
+    /// (the same cell budget `draw` counts). What the status flags need once
+    /// the frame's first collision line is known.
+    pub(crate) fn line_overflow(
+        &self,
+        v: &VdpSnapshot,
+        m: &Mode,
+        line: usize,
+        scratch: &mut SpriteScratch,
+    ) -> bool {
+        if !m.display || line >= self.lines {
+            return false;
+        }
+        if self.overflow[line] {
+            return true;
+        }
+        // A sprite is at most 4 cells wide: a line whose sprites cannot
+        // exceed the cell budget even at that width has no dot overflow.
+        if self.count[line] as usize * 4 <= m.sprite_cells {
+            return false;
+        }
+        self.fill(v, m, line, scratch);
+        scratch.spans(m, false).0
+    }
 }
 
 /// Evaluate the sprites of `line`. With `draw`, `buf` receives the sprite
@@ -573,6 +599,11 @@ mod tests {
                 let want = sprite_line_status(&v, line as u16);
                 let got = fs.line_status(&v, &m, line, &mut b, &mut buf);
                 assert_eq!(got, want, "round {round} line {line}");
+                assert_eq!(
+                    fs.line_overflow(&v, &m, line, &mut b),
+                    want.0,
+                    "overflow alone, round {round} line {line}"
+                );
                 overflows += got.0 as u32;
                 collisions += got.1 as u32;
                 shown += (a.count > 0) as u32;
