@@ -12,6 +12,7 @@ use crate::core::{Ctx, R};
 use crate::ea::Loc;
 
 impl<B: Bus + Observer> Ctx<'_, B> {
+    #[inline(always)]
     pub(crate) fn op_bcc(&mut self, op: u16) -> R<()> {
         let base = self.c.inst_pc.wrapping_add(2);
         let d8 = op as u8;

@@ -58,19 +58,23 @@ impl<O: MdObserver + ?Sized> Observer for Bus68k<'_, O> {
         seam.recent_pos = seam.recent_pos.wrapping_add(1);
         seam.instructions += 1;
         let total = m68k_to_mclk32(cycles);
-        let cost = if seam.pending {
+        // Two calls, not one call with a merged `cost`: the observer's
+        // `instruction` is inlined into each, and in the common one (no
+        // part charged) its per-part sums of zero fold away.
+        if seam.pending {
             seam.pending = false;
-            InstrCost {
+            let cost = InstrCost {
                 total,
                 ..std::mem::take(&mut seam.parts)
-            }
+            };
+            self.obs.instruction(pc, cost, &self.hw.clock);
         } else {
-            InstrCost {
+            let cost = InstrCost {
                 total,
                 ..InstrCost::default()
-            }
-        };
-        self.obs.instruction(pc, cost, &self.hw.clock);
+            };
+            self.obs.instruction(pc, cost, &self.hw.clock);
+        }
     }
 
     #[inline(always)]
