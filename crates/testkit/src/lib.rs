@@ -1,10 +1,13 @@
 //! Test helpers shared by the workspace's tests: golden files with one
-//! bless switch.
+//! bless switch, and a minimal protobuf decoder ([`protobuf`]) for the
+//! tests that read our pprof files back.
 //!
 //! A golden file holds an output the tests compare against. Run the tests
 //! with `RETROPROF_BLESS=1` (exactly `1`; any other value, or none,
 //! compares) to rewrite the golden files from the new outputs instead, then
 //! review the diff before committing: regenerate only what you can explain.
+
+pub mod protobuf;
 
 use std::path::{Path, PathBuf};
 
