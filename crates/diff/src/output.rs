@@ -6,6 +6,7 @@
 //! CLI hands them to `retroprof_profile::write::atomic` like every other
 //! output. All outputs are deterministic.
 
+use retroprof_mdprof::html::esc as html_escape;
 use std::fmt::Write as _;
 use std::io::Write;
 
@@ -415,21 +416,6 @@ pub fn json(d: &Diff, w: &mut dyn Write) -> Result<(), Error> {
     serde_json::to_writer_pretty(&mut w, d).map_err(|e| Error::Invalid(e.to_string()))?;
     writeln!(w).map_err(io)?;
     w.flush().map_err(io)
-}
-
-fn html_escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
-    }
-    o
 }
 
 /// The per-frame plot: base and new load (top panel) and the load delta

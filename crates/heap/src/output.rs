@@ -6,7 +6,7 @@ use std::io::Write;
 use retroprof_profile::{Frame, Sample, StackProfile, ValueType};
 use serde::Serialize;
 
-use crate::replay::{Analysis, LiveBlock};
+use crate::replay::{Analysis, LiveBlock, TimelineRow};
 use crate::Error;
 
 fn io(e: std::io::Error) -> Error {
@@ -55,20 +55,7 @@ pub fn timeline_bytes(a: &Analysis) -> (u64, u64) {
     for j in 0..k {
         let i = j * n / k;
         let r = &a.timeline[i];
-        let line = format!(
-            "{i},{},{},{},{},{},{},{},{},{},{},{}\n",
-            r.frame,
-            r.first_event,
-            r.events,
-            r.allocs,
-            r.frees,
-            r.bytes_allocated,
-            r.bytes_freed,
-            r.live_bytes,
-            r.live_blocks,
-            r.max_live_bytes,
-            r.time.map(|t| t.to_string()).unwrap_or_default()
-        );
+        let line = format!("{}\n", CsvRow(i, r));
         csv += line.len() as u64;
         let obj = serde_json::to_string_pretty(r).unwrap_or_default();
         // Each of its lines indented 4 more (array in the top object), plus
@@ -114,19 +101,16 @@ pub fn timeline_size_warning(a: &Analysis, csv: bool, json: bool, limit: u64) ->
     ))
 }
 
-/// The CSV timeline, one row per frame or window.
-pub fn write_csv<W: Write>(a: &Analysis, w: W) -> Result<(), Error> {
-    let mut w = std::io::BufWriter::new(w);
-    writeln!(
-        w,
-        "row,frame,first_event,events,allocs,frees,bytes_allocated,bytes_freed,live_bytes,live_blocks,max_live_bytes,time"
-    )
-    .map_err(io)?;
-    for (i, r) in a.timeline.iter().enumerate() {
-        writeln!(
-            w,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
-            i,
+/// Row `.0` of the timeline CSV (`--csv`), as [`write_csv`] writes it and
+/// [`timeline_bytes`] sizes it.
+struct CsvRow<'a>(usize, &'a TimelineRow);
+
+impl std::fmt::Display for CsvRow<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (i, r) = (self.0, self.1);
+        write!(
+            f,
+            "{i},{},{},{},{},{},{},{},{},{},{},{}",
             r.frame,
             r.first_event,
             r.events,
@@ -139,7 +123,19 @@ pub fn write_csv<W: Write>(a: &Analysis, w: W) -> Result<(), Error> {
             r.max_live_bytes,
             r.time.map(|t| t.to_string()).unwrap_or_default()
         )
-        .map_err(io)?;
+    }
+}
+
+/// The CSV timeline, one row per frame or window.
+pub fn write_csv<W: Write>(a: &Analysis, w: W) -> Result<(), Error> {
+    let mut w = std::io::BufWriter::new(w);
+    writeln!(
+        w,
+        "row,frame,first_event,events,allocs,frees,bytes_allocated,bytes_freed,live_bytes,live_blocks,max_live_bytes,time"
+    )
+    .map_err(io)?;
+    for (i, r) in a.timeline.iter().enumerate() {
+        writeln!(w, "{}", CsvRow(i, r)).map_err(io)?;
     }
     w.flush().map_err(io)
 }
