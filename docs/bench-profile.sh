@@ -24,7 +24,12 @@
 # and with --baseline the same for the baseline and the paired ratios.
 # Ratios measured in one interleaved run are what to compare: absolute
 # times on a shared machine move with its load (the `uptime` load average
-# is printed first).
+# is printed first). The fps columns are each binary's own median, the
+# ratio columns the median of the pair-by-pair ratios, so on a noisy
+# machine B_fps/A_fps and the ratio can differ by a few per cent: the
+# ratio is the figure to quote (each pair ran back to back, so a change
+# of the machine's speed between pairs cancels in it and not in the
+# separate medians). The load is read from A's report.
 #
 # Needs bash and awk. Not built or run by `cargo test`.
 set -euo pipefail
@@ -99,9 +104,15 @@ for entry in "${ROMS[@]}"; do
     args=($extra)
     : >"$TMP/a"; : >"$TMP/b"; : >"$TMP/r"
     for ((i = 0; i <= RUNS; i++)); do
+        # With a baseline the order alternates (A B, then B A, ...), so
+        # whatever favours the first or the second run of a pair (caches,
+        # clock ramp-up after the previous ROM) falls on both alike.
+        if [ -n "$BASE" ] && ((i % 2)); then
+            b=$(run "$BASE" "$rom" "${args[@]}")
+        fi
         a=$(run "$BIN" "$rom" "${args[@]}")
         load=$(sed -n 's/^load: mean \([0-9.]*\)%.*/\1/p' "$TMP/report.txt")
-        if [ -n "$BASE" ]; then
+        if [ -n "$BASE" ] && ! ((i % 2)); then
             b=$(run "$BASE" "$rom" "${args[@]}")
         fi
         ((i == 0)) && continue
