@@ -12,6 +12,8 @@
 //! runner build on. Methods may be added with default bodies; existing ones
 //! are not renamed.
 
+use std::sync::Arc;
+
 /// 68000 function codes (FC2..FC0) as they appear on the bus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -56,6 +58,15 @@ impl Write {
         wait: 0,
         bus_error: false,
     };
+}
+
+/// Code the core may fetch without asking the bus ([`Bus::fetch_window`]):
+/// `words[i]` is the word at address `base + 2 * i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FetchWindow {
+    /// Address (24-bit, even) of `words[0]`.
+    pub base: u32,
+    pub words: Arc<[u16]>,
 }
 
 /// Answer to an interrupt acknowledge cycle.
@@ -134,6 +145,27 @@ pub trait Bus {
     fn next_event(&mut self, _now: u64) -> u64 {
         u64::MAX
     }
+
+    /// For the program-fetch fast path: addresses where, for the whole of
+    /// one [`crate::Cpu::run_until`] / [`crate::Cpu::run_on`] call, every
+    /// instruction-stream fetch (program space, either function code)
+    /// returns the window's word, takes no wait state and has no effect
+    /// other than the one [`Bus::window_fetch`] reproduces. The core asks
+    /// once per call and then serves such fetches itself: a bounds test
+    /// and a load, no address decoding (4 cycles each, as on the bus).
+    /// Other accesses to those addresses (data reads, writes, PC-relative
+    /// operand reads) still go to the bus. Windows reaching past 16 MB are
+    /// ignored. Default: `None` (every fetch goes to the bus).
+    #[inline(always)]
+    fn fetch_window(&mut self) -> Option<FetchWindow> {
+        None
+    }
+
+    /// A fetch of `word` at `addr` (in space `fc`, starting at `now`) was
+    /// served from the [`Bus::fetch_window`]: a bus with a latch of the
+    /// last word read (open bus) stores it here. Default: nothing.
+    #[inline(always)]
+    fn window_fetch(&mut self, _addr: u32, _word: u16, _fc: FunctionCode, _now: u64) {}
 
     /// For the polling-loop fast path (`poll.rs`): the word an instruction
     /// fetch at `addr` returns, if such fetches take no wait states and
@@ -350,6 +382,14 @@ impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
     #[inline(always)]
     fn next_event(&mut self, now: u64) -> u64 {
         self.bus.next_event(now)
+    }
+    #[inline(always)]
+    fn fetch_window(&mut self) -> Option<FetchWindow> {
+        self.bus.fetch_window()
+    }
+    #[inline(always)]
+    fn window_fetch(&mut self, addr: u32, word: u16, fc: FunctionCode, now: u64) {
+        self.bus.window_fetch(addr, word, fc, now)
     }
     #[inline(always)]
     fn program_word(&mut self, addr: u32) -> Option<u16> {

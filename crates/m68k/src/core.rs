@@ -101,6 +101,23 @@ pub(crate) static COND: [u16; 16] = {
 pub(crate) struct Ctx<'a, B: Bus + Observer> {
     pub c: &'a mut Cpu,
     pub b: &'a mut B,
+    /// The bus's [`crate::FetchWindow`] for this run (empty: none):
+    /// `win[i]` is the word at `win_base + 2 * i`.
+    pub win: &'a [u16],
+    pub win_base: u32,
+}
+
+/// The fetch window of a run: checked (the whole window below 16 MB, base
+/// even), else none.
+pub(crate) fn usable_window(w: &Option<crate::bus::FetchWindow>) -> (&[u16], u32) {
+    match w {
+        Some(w)
+            if w.base & 1 == 0 && (w.base as u64) + 2 * (w.words.len() as u64) <= 0x100_0000 =>
+        {
+            (&w.words, w.base)
+        }
+        _ => (&[], 0),
+    }
 }
 
 /// Operand sizes as const-generic byte counts.
@@ -311,9 +328,18 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     // ----- program-space accesses and the prefetch queue -----
+    /// An instruction-stream fetch: from the fetch window when `addr` is
+    /// in it (an odd address never is: it rotates to an index past any
+    /// window), else a bus access.
     #[inline(always)]
     pub fn read_prog(&mut self, addr: u32) -> R<u16> {
         let fc = self.fc_prog();
+        let i = addr.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        if let Some(&w) = self.win.get(i) {
+            self.b.window_fetch(addr, w, fc, self.c.cycles);
+            self.c.cycles += 4;
+            return Ok(w);
+        }
         self.rw_fc(addr, fc)
     }
 

@@ -241,6 +241,8 @@ impl Cpu {
         let mut cx = Ctx {
             c: self,
             b: &mut host,
+            win: &[],
+            win_base: 0,
         };
         cx.reset_exception();
     }
@@ -264,7 +266,14 @@ impl Cpu {
             self.update_attention();
         }
         let start = self.cycles;
-        let mut cx = Ctx { c: self, b: host };
+        // One step fetches exactly: no window (asking for it per step would
+        // cost more than it saves).
+        let mut cx = Ctx {
+            c: self,
+            b: host,
+            win: &[],
+            win_base: 0,
+        };
         cx.step(u64::MAX);
         (cx.c.cycles - start) as u32
     }
@@ -284,7 +293,14 @@ impl Cpu {
     /// observer (the console's bus owning the profiler: one object reached
     /// from bus accesses and instruction reports alike, no shared cells).
     pub fn run_on<H: Bus + Observer>(&mut self, host: &mut H, target: u64) -> Stop {
-        let mut cx = Ctx { c: self, b: host };
+        let window = host.fetch_window();
+        let (win, win_base) = crate::core::usable_window(&window);
+        let mut cx = Ctx {
+            c: self,
+            b: host,
+            win,
+            win_base,
+        };
         while cx.c.cycles < target {
             if cx.c.attention {
                 if cx.c.halted {

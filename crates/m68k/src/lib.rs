@@ -18,8 +18,8 @@ mod ops;
 mod poll;
 
 pub use bus::{
-    Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, PollPass, PollSkip, Read,
-    WithObserver, Write,
+    Boundary, Bus, ExceptionKind, FetchWindow, FunctionCode, IntAck, Observer, PollPass, PollSkip,
+    Read, WithObserver, Write,
 };
 pub use cpu::{Cpu, Registers, Stop};
 

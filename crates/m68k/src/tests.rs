@@ -20,6 +20,13 @@ pub(crate) struct Ram {
     writes: Vec<(u32, u16)>,
     tas_wb: bool,
     next_event: u64,
+    /// Offered as the fetch window (words from `mem` at `window.0`, count
+    /// `window.1`), when set.
+    window: Option<(u32, usize)>,
+    /// Every read (address, data, function code, time), and every fetch
+    /// served from the window in the same form.
+    reads: Vec<(u32, u16, FunctionCode, u64)>,
+    window_fetches: u64,
 }
 
 impl Ram {
@@ -36,6 +43,9 @@ impl Ram {
             writes: Vec::new(),
             tas_wb: true,
             next_event: u64::MAX,
+            window: None,
+            reads: Vec::new(),
+            window_fetches: 0,
         }
     }
     pub(crate) fn w16(&mut self, a: u32, v: u16) {
@@ -72,19 +82,32 @@ impl Ram {
 }
 
 impl Bus for Ram {
-    fn read_byte(&mut self, addr: u32, _fc: FunctionCode, _now: u64) -> Read<u8> {
+    fn read_byte(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u8> {
+        let data = self.mem[(addr & 0xFFFF) as usize];
+        self.reads.push((addr, data as u16, fc, now));
         Read {
-            data: self.mem[(addr & 0xFFFF) as usize],
+            data,
             wait: 0,
             bus_error: self.berr_addr == Some(addr),
         }
     }
-    fn read_word(&mut self, addr: u32, _fc: FunctionCode, _now: u64) -> Read<u16> {
+    fn read_word(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u16> {
+        let data = self.r16(addr);
+        self.reads.push((addr, data, fc, now));
         Read {
-            data: self.r16(addr),
+            data,
             wait: 0,
             bus_error: self.berr_addr == Some(addr),
         }
+    }
+    fn fetch_window(&mut self) -> Option<FetchWindow> {
+        let (base, n) = self.window?;
+        let words = (0..n as u32).map(|i| self.r16(base + 2 * i)).collect();
+        Some(FetchWindow { base, words })
+    }
+    fn window_fetch(&mut self, addr: u32, word: u16, fc: FunctionCode, now: u64) {
+        self.window_fetches += 1;
+        self.reads.push((addr, word, fc, now));
     }
     fn write_byte(&mut self, addr: u32, data: u8, _fc: FunctionCode, _now: u64) -> Write {
         self.mem[(addr & 0xFFFF) as usize] = data;
@@ -125,7 +148,7 @@ impl Bus for Ram {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Debug, PartialEq)]
 struct Log {
     instructions: Vec<(u32, u32)>,
     exceptions: Vec<(ExceptionKind, u8, u32, u32)>,
@@ -374,4 +397,54 @@ fn no_trace_after_illegal_but_after_trap() {
     assert_eq!(kinds, vec![ExceptionKind::Trap(0), ExceptionKind::Trace]);
     // The trace frame holds the TRAP handler's address.
     assert_eq!(bus.r32(cpu.registers().ssp + 2), 0x2000 + 32 * 4);
+}
+
+#[test]
+fn fetch_window_changes_no_access_time_or_report() {
+    // At 0x1000 (inside the window 0x1000-0x17FF):
+    //   moveq #20,d1 ; lea table(pc),a0
+    // loop: move.w (a0)+,d0 ; add.w d0,d2 ; bsr.w sub ; dbra d1,loop
+    //   move.w table(pc),d3 ; jmp ($1101).w (odd: address error, whose
+    //   handler at 0x200C, outside the window, is `bra.s *`)
+    // At 0x1800 (the first word past the window): sub: add.w d1,d4 ; rts
+    // Data at 0x1100 (inside the window, read as data through the bus).
+    let program = [
+        0x7214, 0x41FA, 0x00FC, 0x3018, 0xD440, 0x6100, 0x07F4, 0x51C9, 0xFFF6, 0x363A, 0x00EC,
+        0x4EF8, 0x1101,
+    ];
+    let run = |window: Option<(u32, usize)>| {
+        let mut bus = Ram::with_program(&program);
+        for i in 0..32u32 {
+            bus.w16(0x1100 + 2 * i, 0x1111 * i as u16);
+        }
+        bus.w16(0x1800, 0xD841);
+        bus.w16(0x1802, 0x4E75);
+        bus.window = window;
+        let mut cpu = boot(&mut bus);
+        let mut log = Log::default();
+        let mut t = cpu.cycles();
+        let mut states = Vec::new();
+        // Several runs (the window is asked for per run), uneven lengths.
+        for chunk in [7, 50, 123, 400, 1000, 3000] {
+            t += chunk;
+            assert_eq!(cpu.run_until(&mut bus, &mut log, t), Stop::Target);
+            states.push((cpu.registers(), cpu.cycles()));
+        }
+        (states, log, bus.reads, bus.writes, bus.window_fetches)
+    };
+    let exact = run(None);
+    let windowed = run(Some((0x1000, 0x400)));
+    assert_eq!(exact.4, 0);
+    assert!(windowed.4 > 100, "{} fetches from the window", windowed.4);
+    let (r, _) = exact.0.last().unwrap();
+    assert_eq!(r.pc, 0x200C + 4, "in the address-error handler");
+    assert_eq!(r.d[4], (0..=20).sum::<u32>(), "sub ran 21 times");
+    assert_eq!(exact.0, windowed.0, "registers and time after each run");
+    assert_eq!(exact.1, windowed.1, "observer reports");
+    assert_eq!(exact.2, windowed.2, "reads and fetches");
+    assert_eq!(exact.3, windowed.3, "writes");
+    // A window reaching past 16 MB or at an odd base is not used.
+    for w in [(0xFF_F000, 0x1000), (0x1001, 4)] {
+        assert_eq!(run(Some(w)).4, 0, "window {w:x?}");
+    }
 }

@@ -7,7 +7,14 @@
 //! 0xA130F3, F5, F7, F9, FB, FD, FF. 0xA130F1 bit 0 maps SRAM over ROM at
 //! 0x200000 (on cartridges larger than 2 MB), bit 1 write-protects it.
 
+use std::sync::Arc;
+
+use retroprof_m68k::FetchWindow;
+
 use crate::rom::{Rom, SramInfo, LINEAR_ROM_BYTES};
+
+/// With the mapper, slot 0 (the first 512 KB) always shows bank 0.
+const MAPPER_FIXED_BYTES: usize = 0x80000;
 
 #[derive(Clone, Debug)]
 pub struct Cart {
@@ -31,6 +38,12 @@ pub struct Cart {
     /// Addresses below this are plain ROM (no mapper, below the SRAM
     /// window, inside the image): the hot read path's single test.
     plain_end: usize,
+    /// The ROM words that read the same whatever the mapper and SRAM
+    /// registers hold (from address 0: below the mapper's fixed slot end
+    /// and the declared SRAM start, inside the image), for the 68000's
+    /// fetch window; `None` when empty. Tests clear it to run every fetch
+    /// through the bus.
+    pub(crate) code: Option<Arc<[u16]>>,
 }
 
 impl Cart {
@@ -58,8 +71,36 @@ impl Cart {
             win_lo: 0,
             win_len: 0,
             plain_end: 0,
+            code: None,
         }
         .with_window()
+        .with_code()
+    }
+
+    fn with_code(mut self) -> Self {
+        let mut end = self.rom_len;
+        if self.mapper {
+            end = end.min(MAPPER_FIXED_BYTES);
+        }
+        if let Some(s) = self.sram_info {
+            end = end.min((s.start & !1) as usize);
+        }
+        let words: Arc<[u16]> = self.rom[..end & !1]
+            .chunks_exact(2)
+            .map(|p| u16::from_be_bytes([p[0], p[1]]))
+            .collect();
+        self.code = (!words.is_empty()).then_some(words);
+        self
+    }
+
+    /// The 68000's fetch window: ROM words no mapper or SRAM register can
+    /// change, whose fetches (like every cartridge ROM read) take no wait
+    /// state and whose only side effect is the open-bus latch.
+    pub(crate) fn fetch_window(&self) -> Option<FetchWindow> {
+        self.code.as_ref().map(|w| FetchWindow {
+            base: 0,
+            words: Arc::clone(w),
+        })
     }
 
     fn with_window(mut self) -> Self {

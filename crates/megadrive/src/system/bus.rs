@@ -2,7 +2,9 @@
 //! the memory map with its wait states, and [`Bus68k`], the bus the core
 //! runs against (which also takes the core's reports: `observe.rs`).
 
-use retroprof_m68k::{Boundary, Bus, FunctionCode, IntAck, PollPass, PollSkip, Read, Write};
+use retroprof_m68k::{
+    Boundary, Bus, FetchWindow, FunctionCode, IntAck, PollPass, PollSkip, Read, Write,
+};
 
 use super::observe::Seam;
 use super::BusCounters;
@@ -534,6 +536,16 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         // STOP: wake at the next line event (the only times the interrupt
         // level can change without the CPU).
         self.hw.next_event_cycle()
+    }
+
+    fn fetch_window(&mut self) -> Option<FetchWindow> {
+        self.hw.cart.fetch_window()
+    }
+
+    #[inline(always)]
+    fn window_fetch(&mut self, _addr: u32, word: u16, _fc: FunctionCode, _now: u64) {
+        // What `read_word`'s cartridge branch does besides the read.
+        self.hw.open_bus = word;
     }
 
     fn program_word(&mut self, addr: u32) -> Option<u16> {

@@ -1,6 +1,7 @@
 //! System tests with small hand-assembled 68000 programs.
 
 use super::*;
+use crate::input::InputScript;
 use crate::observer::{Clock, DmaEvent, InstrCost};
 use crate::timing::{FrameGeometry, VINT_MCLK_H40};
 use crate::vdp::{DmaKind, DmaTarget};
@@ -527,4 +528,115 @@ fn garbage_vdp_programming_runs_to_the_end() {
         (sys.mclk(), sys.vdp().vram.to_vec(), rec.dmas)
     };
     assert_eq!(run(), run(), "deterministic");
+}
+
+/// FNV-1a over everything an observer hears (instruction reports with
+/// their costs and times, exceptions, calls, returns, VDP writes, DMAs,
+/// skipped polling passes).
+struct Heard(u64);
+
+impl Heard {
+    fn mix(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn mix_debug(&mut self, v: &impl std::fmt::Debug) {
+        for b in format!("{v:?}").bytes() {
+            self.mix(b as u64);
+        }
+    }
+}
+
+impl MdObserver for Heard {
+    fn frame_start(&mut self, frame: u64, view: &SystemView) {
+        self.mix(frame);
+        self.mix(view.mclk());
+    }
+    fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
+        self.mix(pc as u64);
+        self.mix_debug(&cost);
+        self.mix(clock.mclk());
+    }
+    fn exception(&mut self, kind: ExceptionKind, v: u8, h: u32, mclk: u32, clock: &Clock) {
+        self.mix_debug(&(kind, v, h, mclk, clock.mclk()));
+    }
+    fn call(&mut self, from_pc: u32, target: u32, return_addr: u32, sp: u32) {
+        self.mix_debug(&(from_pc, target, return_addr, sp));
+    }
+    fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
+        self.mix_debug(&(from_pc, target, sp));
+    }
+    fn vdp_write(&mut self, port: crate::observer::VdpPort, value: u16, clock: &Clock) {
+        self.mix_debug(&(port, value, clock.mclk()));
+    }
+    fn dma(&mut self, e: &DmaEvent) {
+        self.mix_debug(e);
+    }
+    fn accepts_poll_passes(&mut self, _pcs: &[u32; 3]) -> bool {
+        true
+    }
+    fn poll_passes(&mut self, p: &[u32; 3], m: &[u64; 3], r: &[u64; 3], n: u64, c: &Clock) {
+        self.mix_debug(&(p, m, r, n, c.mclk()));
+    }
+}
+
+/// Per frame: what the observer heard and the machine state (68000
+/// registers and time, bus counters, work RAM, VRAM, CRAM, Z80 clock/PC,
+/// open-bus latch), with every fetch through the bus (`window` false) or
+/// the 68000's fetch window over the cartridge's fixed ROM.
+fn frames_heard(rom: &Rom, input: &InputScript, frames: u64, window: bool) -> Vec<String> {
+    let mut sys = System::new(rom, Config::default());
+    assert!(sys.hw.cart.code.is_some(), "the ROM has a fetch window");
+    if !window {
+        sys.hw.cart.code = None;
+    }
+    let mut heard = Heard(0xcbf2_9ce4_8422_2325);
+    let mut out = Vec::new();
+    for f in 0..frames {
+        sys.set_pad(0, input.buttons_at(f));
+        let r = sys.run_frame(&mut heard);
+        let mut st = Heard(heard.0);
+        st.mix_debug(&(r, sys.registers(), sys.cpu.cycles(), sys.counters()));
+        st.mix_debug(&(sys.hw.open_bus, sys.hw.z80.clock, sys.hw.z80.cpu.pc));
+        for &b in sys.hw.wram.iter().chain(sys.hw.vdp.vram.iter()) {
+            st.mix(b as u64);
+        }
+        st.mix_debug(&sys.hw.vdp.cram);
+        out.push(format!("frame {f}: {:016x}", st.0));
+    }
+    out
+}
+
+fn same_with_and_without_fetch_window(path: &Path, input: &str, frames: u64) {
+    let rom = Rom::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let specs: &[&str] = if input.is_empty() { &[] } else { &[input] };
+    let input = InputScript::parse(specs).expect("input");
+    let exact = frames_heard(&rom, &input, frames, false);
+    let windowed = frames_heard(&rom, &input, frames, true);
+    if let Some(f) = (0..exact.len()).find(|&f| exact[f] != windowed[f]) {
+        panic!(
+            "{}: first difference at frame {f}: {} vs {}",
+            path.display(),
+            exact[f],
+            windowed[f]
+        );
+    }
+}
+
+#[test]
+fn fetch_window_changes_no_report_or_state() {
+    let shared = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared"));
+    let testroms = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testroms/out"));
+    for p in [
+        shared.join("roms/castlecat2/rom.bin"),
+        testroms.join("fullload/rom.bin"),
+    ] {
+        assert!(p.exists(), "{} is missing", p.display());
+    }
+    // The identity check's pad script (shared/reference/README.md).
+    let script =
+        "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
+    same_with_and_without_fetch_window(&shared.join("roms/castlecat2/rom.bin"), script, 400);
+    same_with_and_without_fetch_window(&testroms.join("fullload/rom.bin"), "", 200);
 }
