@@ -293,6 +293,27 @@ struct Node {
 
 const NONE: u32 = u32::MAX;
 
+/// Call-tree nodes found by [`Profiler::child`], direct-mapped by a hash of
+/// (parent, attr); `NONE` or a stale node is a miss.
+#[derive(Clone, Debug)]
+struct ChildCache(Box<[u32; CHILD_CACHE]>);
+
+/// Entries of [`ChildCache`] (a power of two).
+const CHILD_CACHE: usize = 1 << 12;
+
+impl ChildCache {
+    fn new() -> Self {
+        ChildCache(Box::new([NONE; CHILD_CACHE]))
+    }
+
+    #[inline]
+    fn slot(parent: u32, attr: u32) -> usize {
+        // Fibonacci hashing of the pair (multiplicative, top bits).
+        let k = (parent as u64) << 32 | attr as u64;
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CHILD_CACHE.trailing_zeros())) as usize
+    }
+}
+
 /// A stack change requested by a call/ret event, applied after the
 /// instruction's cost is charged (the event comes first).
 #[derive(Clone, Copy, Debug)]
@@ -370,6 +391,7 @@ pub struct Profiler {
     calls_base: Vec<u64>,
     // Call tree.
     nodes: Vec<Node>,
+    child_cache: ChildCache,
     pub(crate) node_mclk: Vec<u64>,
     node_base: Vec<u64>,
     /// Shadow call stack; each entry's data is its call-tree node.
@@ -439,6 +461,7 @@ impl Profiler {
             calls: vec![0; n],
             calls_base: vec![0; n],
             nodes: vec![root],
+            child_cache: ChildCache::new(),
             node_mclk: vec![0],
             node_base: Vec::new(),
             stack: ShadowStack::new(MAX_STACK),
@@ -472,8 +495,28 @@ impl Profiler {
         &self.attr
     }
 
-    /// Child of `parent` for `attr`, created on first use.
+    /// Child of `parent` for `attr`, created on first use. A node with
+    /// many children (a game's main loop calls hundreds of functions and,
+    /// with `--keep-labels`, jumps between as many labels) made the walk
+    /// of its sibling list the profiler's largest cost: the last node found
+    /// for each (parent, attr) hash is remembered in [`ChildCache`], which
+    /// answers most lookups with one compare (the walk is the fallback, so
+    /// the tree is the same either way).
     fn child(&mut self, parent: u32, attr: u32) -> u32 {
+        let slot = ChildCache::slot(parent, attr);
+        let hit = self.child_cache.0[slot];
+        if let Some(n) = self.nodes.get(hit as usize) {
+            if n.parent == parent && n.attr == attr {
+                return hit;
+            }
+        }
+        let id = self.child_walk(parent, attr);
+        self.child_cache.0[slot] = id;
+        id
+    }
+
+    /// [`Profiler::child`] without the cache: walk `parent`'s children.
+    fn child_walk(&mut self, parent: u32, attr: u32) -> u32 {
         let mut c = self.nodes[parent as usize].first_child;
         while c != NONE {
             let n = &self.nodes[c as usize];
