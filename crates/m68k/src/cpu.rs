@@ -440,10 +440,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.c.attention = true;
             }
             self.c.ipl = ipl;
+            if ipl > ((self.c.sr >> 8) & 7) as u8 {
+                self.c.attention = true;
+            }
         }
-        // (A pending NMI has already set `attention`, see its invariant.)
-        if ipl > ((self.c.sr >> 8) & 7) as u8 {
-            self.c.attention = true;
-        }
+        // An unchanged level needs no test against the mask: `attention`
+        // already holds for it (its invariant), and every change of the
+        // mask goes through `Cpu::set_sr` or `set_registers`, which set
+        // `attention`, so `attend` re-evaluates it at the next step. (A
+        // pending NMI has already set `attention` too.)
     }
 }

@@ -40,9 +40,11 @@ pub struct Cart {
     plain_end: usize,
     /// The ROM words that read the same whatever the mapper and SRAM
     /// registers hold (from address 0: below the mapper's fixed slot end
-    /// and the declared SRAM start, inside the image), for the 68000's
-    /// fetch window; `None` when empty. Tests clear it to run every fetch
-    /// through the bus.
+    /// and the declared SRAM start, inside the image): word reads there are
+    /// one bounds test and one load.
+    fixed: Arc<[u16]>,
+    /// `fixed` as the 68000's fetch window; `None` when empty. Tests clear
+    /// it to run every fetch through the bus.
     pub(crate) code: Option<Arc<[u16]>>,
 }
 
@@ -71,6 +73,7 @@ impl Cart {
             win_lo: 0,
             win_len: 0,
             plain_end: 0,
+            fixed: Arc::new([]),
             code: None,
         }
         .with_window()
@@ -89,7 +92,8 @@ impl Cart {
             .chunks_exact(2)
             .map(|p| u16::from_be_bytes([p[0], p[1]]))
             .collect();
-        self.code = (!words.is_empty()).then_some(words);
+        self.code = (!words.is_empty()).then(|| Arc::clone(&words));
+        self.fixed = words;
         self
     }
 
@@ -193,6 +197,9 @@ impl Cart {
     /// Word read at an even address; `None` past the end of the ROM.
     #[inline(always)]
     pub fn read_word(&self, addr: u32) -> Option<u16> {
+        if let Some(&w) = self.fixed.get((addr >> 1) as usize) {
+            return Some(w);
+        }
         let a = addr as usize;
         if a < self.plain_end {
             // `rom` has a spare byte pair past `rom_len`.
@@ -278,6 +285,52 @@ mod tests {
         c.write_mapper(0xA130F3, 8);
         assert_eq!(c.read_byte(0x081000), Some(8));
         assert_eq!(c.read_word(0x001000), Some(0x0000));
+    }
+
+    /// Word reads (the fixed region's one-load path included) and fetch
+    /// window agree with byte reads everywhere, whatever the mapper and
+    /// SRAM registers hold.
+    #[test]
+    fn word_reads_and_fetch_window_match_byte_reads() {
+        // Every word different from its neighbours and from its bank's.
+        let varied = |size: usize| {
+            let mut r = rom_of(size);
+            for (i, b) in r.data.iter_mut().enumerate() {
+                *b = (i ^ (i >> 8) ^ (i >> 19)) as u8;
+            }
+            r.header.sram = None;
+            r
+        };
+        let mut big = varied(0x80000 * 10);
+        big.header.sram = Some(SramInfo {
+            start: 0x200001,
+            end: 0x20FFFF,
+            odd_only: true,
+            even_only: false,
+        });
+        for (name, r, window_end) in [
+            ("linear", varied(0x80000 * 2), 0x100000),
+            ("mapper + SRAM", big, 0x80000),
+        ] {
+            let mut c = Cart::new(&r);
+            let w = c.fetch_window().expect("window");
+            assert_eq!((w.base, w.words.len() * 2), (0, window_end), "{name}");
+            for regs in [[0u8, 0, 0], [1, 9, 3], [3, 2, 7]] {
+                c.write_mapper(0xA130F1, regs[0]);
+                c.write_mapper(0xA130F3, regs[1]);
+                c.write_mapper(0xA130FF, regs[2]);
+                for a in (0..0x40_0000u32).step_by(2) {
+                    let bytes = c.read_byte(a).zip(c.read_byte(a + 1));
+                    let word = bytes.map(|(h, l)| u16::from_be_bytes([h, l]));
+                    if word.is_some() {
+                        assert_eq!(c.read_word(a), word, "{name} {regs:?} at {a:06x}");
+                    }
+                    if let Some(&f) = w.words.get(a as usize / 2) {
+                        assert_eq!(Some(f), word, "{name} {regs:?} window at {a:06x}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

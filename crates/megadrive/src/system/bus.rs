@@ -472,10 +472,10 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         let addr = addr & 0xFF_FFFE;
         match addr >> 16 {
             0xE0..=0xFF => {
+                // One two-byte store (two byte stores each reload the
+                // RAM's address, the first store might have changed it).
                 let i = (addr & 0xFFFE) as usize;
-                let [hi, lo] = data.to_be_bytes();
-                self.hw.wram[i] = hi;
-                self.hw.wram[i + 1] = lo;
+                self.hw.wram[i..i + 2].copy_from_slice(&data.to_be_bytes());
                 Write::OK
             }
             0xC0..=0xDF if Self::is_vdp(addr) => Write {
