@@ -113,11 +113,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
     }
 
+    /// (Byte and word: the flags set before the write are already the
+    /// final ones, and a bus write cannot change SR; long: set them again.)
     #[inline(always)]
     fn move_write<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
         self.move_pre_flags::<S>(v, op);
         self.write::<S>(a, v)?;
-        self.set_logic::<S>(v);
+        if S == 4 {
+            self.set_logic::<S>(v);
+        }
         Ok(())
     }
 
@@ -125,7 +129,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     fn move_write_rev<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
         self.move_pre_flags::<S>(v, op);
         self.write_rev::<S>(a, v)?;
-        self.set_logic::<S>(v);
+        if S == 4 {
+            self.set_logic::<S>(v);
+        }
         Ok(())
     }
 
