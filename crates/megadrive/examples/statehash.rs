@@ -59,7 +59,7 @@ fn main() {
             fnv(v.vsram.iter().flat_map(|w| w.to_be_bytes())),
             fnv(v.regs.iter().copied()),
             fnv(z.ram.iter().copied()),
-            v.peek_status(sys.mclk()),
+            sys.peek_vdp_status(),
         );
         if full {
             let extra = format!(

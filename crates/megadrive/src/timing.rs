@@ -40,6 +40,13 @@ pub const fn mclk_to_m68k_ceil(mclk: u64) -> u64 {
     mclk.div_ceil(M68K_DIVIDER)
 }
 
+/// Whole 68000 cycles in `mclk` master clocks (rounded down), for tools
+/// that print integer cycle counts.
+#[inline(always)]
+pub const fn mclk_to_m68k_floor(mclk: u64) -> u64 {
+    mclk / M68K_DIVIDER
+}
+
 /// Master clocks as (fractional) 68000 cycles, for reports.
 #[inline]
 pub fn mclk_to_m68k_f64(mclk: f64) -> f64 {

@@ -12,9 +12,12 @@
 //! 10 = VRAM fill (started by the next data-port write), 11 = VRAM copy.
 //!
 //! Times passed in are master clocks (mclk) on the console's single
-//! timebase. The VDP knows where its frame started ([`Vdp::begin_frame`]) and
-//! derives line and position from that.
+//! timebase. The VDP keeps no frame origin, lines or frame number of its
+//! own: every access that needs them is passed the System's [`Clock`] (the
+//! one place that holds them) and derives the line and the position in it
+//! from that ([`Vdp::position`]).
 
+use crate::observer::Clock;
 use crate::render::{FrameSprites, Mode, SpriteScratch, VdpSnapshot};
 use crate::timing::{
     dma_bytes_per_line, h_counter, v_counter, DmaBandwidth, FrameGeometry, FIFO_DEPTH,
@@ -147,10 +150,6 @@ pub struct Vdp {
     hv_latch: Option<u16>,
     pal: bool,
     odd_frame: bool,
-    frame_origin: u64,
-    first_line: u16,
-    geom: FrameGeometry,
-    frame_number: u64,
     sprites: SpriteFlags,
     /// Writes with an invalid code (counted, ignored).
     pub invalid_writes: u64,
@@ -158,7 +157,6 @@ pub struct Vdp {
 
 impl Vdp {
     pub fn new(pal: bool) -> Self {
-        let geom = FrameGeometry::new(pal, false, false);
         Vdp {
             vram: Box::new([0; 0x10000]),
             cram: [0; 64],
@@ -188,10 +186,6 @@ impl Vdp {
             hv_latch: None,
             pal,
             odd_frame: false,
-            frame_origin: 0,
-            first_line: geom.active,
-            geom,
-            frame_number: 0,
             sprites: SpriteFlags {
                 frame: u64::MAX,
                 ..Default::default()
@@ -240,21 +234,11 @@ impl Vdp {
         FrameGeometry::new(self.pal, self.v30() && self.pal, self.h40())
     }
 
-    /// Geometry of the frame in progress.
-    pub fn geometry(&self) -> FrameGeometry {
-        self.geom
-    }
-
-    /// Start a frame at `origin` (mclk) whose first line is the first VBlank
-    /// line of `geom`.
-    pub fn begin_frame(&mut self, origin: u64, geom: FrameGeometry, frame: u64) {
-        // A fill still running is advanced to the frame boundary with the
-        // old frame's line geometry.
-        self.advance_fill(origin);
-        self.frame_origin = origin;
-        self.geom = geom;
-        self.first_line = geom.active;
-        self.frame_number = frame;
+    /// A frame starts at `origin` (mclk). `ended` is the clock of the frame
+    /// that ends there (its origin, lines and number): a fill still running
+    /// is advanced to the boundary on that frame's lines.
+    pub fn begin_frame(&mut self, ended: &Clock, origin: u64) {
+        self.advance_fill(ended, origin);
         if self.interlace() != 0 {
             self.odd_frame = !self.odd_frame;
         } else {
@@ -262,20 +246,17 @@ impl Vdp {
         }
     }
 
-    pub fn frame_origin(&self) -> u64 {
-        self.frame_origin
-    }
-
-    /// (line, mclk into the line) at time `now`.
+    /// (line, mclk into the line) at time `now`, in the frame of `c`.
     #[inline]
-    pub fn position(&self, now: u64) -> (u16, u64) {
-        let rel = now.saturating_sub(self.frame_origin);
+    pub fn position(&self, c: &Clock, now: u64) -> (u16, u64) {
+        let rel = now.saturating_sub(c.frame_origin);
         let idx = rel / MCLK_PER_LINE;
         let off = rel - idx * MCLK_PER_LINE;
-        // (first_line + idx) mod lines, without a division in the usual
-        // case (within the frame: at most one wrap).
-        let lines = self.geom.lines as u64;
-        let mut line = self.first_line as u64 + idx;
+        // (first line + idx) mod lines, without a division in the usual
+        // case (within the frame: at most one wrap). The first line is the
+        // first VBlank line.
+        let lines = c.geom.lines as u64;
+        let mut line = c.geom.active as u64 + idx;
         if line >= lines {
             line -= lines;
             if line >= lines {
@@ -292,8 +273,8 @@ impl Vdp {
     /// 11,598 bytes per NTSC H40 frame = 37 x 204 + 225 x 18
     /// (shared/reference/*.frames.csv, frames 14-17), not 38 x 204 + 224 x 18.
     #[inline]
-    fn blank_line(&self, line: u16) -> bool {
-        (line >= self.geom.active && line + 1 < self.geom.lines) || !self.display_enabled()
+    fn blank_line(&self, c: &Clock, line: u16) -> bool {
+        (line >= c.geom.active && line + 1 < c.geom.lines) || !self.display_enabled()
     }
 
     /// Called at the start of each line (HINT counter, md-timing.md: "the
@@ -301,14 +282,14 @@ impl Vdp {
     /// and of the first VBlank line; on underflow HINT is raised at mclk 0 of
     /// the line and the counter reloads"; it is reloaded on the other VBlank
     /// lines).
-    pub fn line_start(&mut self, line: u16) {
+    pub fn line_start(&mut self, c: &Clock, line: u16) {
         if self.fill_left != 0 {
             // Keep VRAM current for the renderer while a fill runs.
-            let lines = self.geom.lines as u64;
-            let idx = (line as u64 + lines - self.first_line as u64) % lines;
-            self.advance_fill(self.frame_origin + idx * MCLK_PER_LINE);
+            let lines = c.geom.lines as u64;
+            let idx = (line as u64 + lines - c.geom.active as u64) % lines;
+            self.advance_fill(c, c.frame_origin + idx * MCLK_PER_LINE);
         }
-        if line <= self.geom.active {
+        if line <= c.geom.active {
             if self.hint_counter == 0 {
                 self.hint_counter = self.regs[10];
                 self.hint_pending = true;
@@ -350,9 +331,9 @@ impl Vdp {
 
     // ----- status, HV counter ----------------------------------------
 
-    fn hv_now(&self, now: u64) -> u16 {
-        let (line, off) = self.position(now);
-        let mut v = v_counter(line, self.pal, self.geom.active == 240);
+    fn hv_now(&self, c: &Clock, now: u64) -> u16 {
+        let (line, off) = self.position(c, now);
+        let mut v = v_counter(line, self.pal, c.geom.active == 240);
         if self.interlace() == 3 {
             // Interlace mode 2: bits 7-1 are V6-V0, bit 0 is V8 of the
             // double-resolution counter (genvdp.txt).
@@ -366,10 +347,10 @@ impl Vdp {
     }
 
     /// HV counter read (0xC00008).
-    pub fn read_hv(&self, now: u64) -> u16 {
+    pub fn read_hv(&self, c: &Clock, now: u64) -> u16 {
         match self.hv_latch {
             Some(v) if self.regs[0] & 0x02 != 0 => v,
-            _ => self.hv_now(now),
+            _ => self.hv_now(c, now),
         }
     }
 
@@ -381,20 +362,20 @@ impl Vdp {
     }
 
     #[inline(always)]
-    fn update_sprite_flags(&mut self) {
-        if self.sprites.frame != self.frame_number {
-            self.compute_sprite_flags();
+    fn update_sprite_flags(&mut self, c: &Clock) {
+        if self.sprites.frame != c.frame {
+            self.compute_sprite_flags(c);
         }
     }
 
     #[inline(never)]
-    fn compute_sprite_flags(&mut self) {
+    fn compute_sprite_flags(&mut self, c: &Clock) {
         let mut f = SpriteFlags {
-            frame: self.frame_number,
+            frame: c.frame,
             ..Default::default()
         };
         if self.display_enabled() {
-            let active = self.geom.active as usize;
+            let active = c.geom.active as usize;
             // Only lines with two or more sprites can overflow or collide:
             // ask the renderer's sprite evaluator for the exact answer there
             // (one walk of the table gives every line's sprites).
@@ -433,11 +414,11 @@ impl Vdp {
 
     /// Status register read (0xC00004). `open_bus` supplies bits 15-10
     /// (hardware: the bus's previous contents).
-    pub fn read_status(&mut self, now: u64, open_bus: u16) -> u16 {
+    pub fn read_status(&mut self, c: &Clock, now: u64, open_bus: u16) -> u16 {
         self.pending = false;
-        self.advance_fill(now);
+        self.advance_fill(c, now);
         self.fifo_drain(now);
-        let (line, off) = self.position(now);
+        let (line, off) = self.position(c, now);
         let mut s = open_bus & 0xFC00;
         if self.fifo_len == 0 {
             s |= 0x0200;
@@ -451,12 +432,18 @@ impl Vdp {
         // Sprite overflow (bit 6) and collision (bit 5): computed from the
         // sprite table only when the status is read, once per frame; set
         // once the beam has passed the line, cleared by the read.
-        self.update_sprite_flags();
-        if self.sprite_flag_due(line, self.sprites.overflow_line, self.sprites.overflow_read) {
+        self.update_sprite_flags(c);
+        if self.sprite_flag_due(
+            c,
+            line,
+            self.sprites.overflow_line,
+            self.sprites.overflow_read,
+        ) {
             s |= 0x0040;
             self.sprites.overflow_read = true;
         }
         if self.sprite_flag_due(
+            c,
             line,
             self.sprites.collision_line,
             self.sprites.collision_read,
@@ -470,7 +457,7 @@ impl Vdp {
         // VBlank: from the first VBlank line until the start of the frame's
         // last line (genvdp.txt: cleared at V counter 0xFF in NTSC), and
         // always while the display is disabled.
-        if self.blank_line(line) {
+        if self.blank_line(c, line) {
             s |= 0x0008;
         }
         let (hb0, hb1) = if self.h40() { HBLANK_H40 } else { HBLANK_H32 };
@@ -498,40 +485,44 @@ impl Vdp {
     /// only at line starts, display enable and the FIFO only with CPU
     /// writes).
     #[inline]
-    pub fn status_read_repeats(&self, now: u64) -> Option<bool> {
-        if self.pending || self.fifo_len != 0 || self.sprites.frame != self.frame_number {
+    pub fn status_read_repeats(&self, c: &Clock, now: u64) -> Option<bool> {
+        if self.pending || self.fifo_len != 0 || self.sprites.frame != c.frame {
             return None;
         }
-        let (line, _) = self.position(now);
-        if self.sprite_flag_due(line, self.sprites.overflow_line, self.sprites.overflow_read)
-            || self.sprite_flag_due(
-                line,
-                self.sprites.collision_line,
-                self.sprites.collision_read,
-            )
-        {
+        let (line, _) = self.position(c, now);
+        if self.sprite_flag_due(
+            c,
+            line,
+            self.sprites.overflow_line,
+            self.sprites.overflow_read,
+        ) || self.sprite_flag_due(
+            c,
+            line,
+            self.sprites.collision_line,
+            self.sprites.collision_read,
+        ) {
             return None;
         }
-        Some(self.blank_line(line))
+        Some(self.blank_line(c, line))
     }
 
     /// Whether a status read on `line` reports a sprite flag found on
     /// `flag_line`: once the beam has passed that line (or in VBlank), and
     /// only if no read has reported it yet.
     #[inline]
-    fn sprite_flag_due(&self, line: u16, flag_line: Option<u16>, read: bool) -> bool {
-        !read && flag_line.is_some_and(|l| line >= self.geom.active || l < line)
+    fn sprite_flag_due(&self, c: &Clock, line: u16, flag_line: Option<u16>, read: bool) -> bool {
+        !read && flag_line.is_some_and(|l| line >= c.geom.active || l < line)
     }
 
     /// Status without side effects (for observers and tests).
-    pub fn peek_status(&self, now: u64) -> u16 {
-        let mut c = self.clone();
-        c.read_status(now, 0)
+    pub fn peek_status(&self, c: &Clock, now: u64) -> u16 {
+        let mut v = self.clone();
+        v.read_status(c, now, 0)
     }
 
     // ----- control port ----------------------------------------------
 
-    fn write_register(&mut self, r: usize, v: u8, now: u64) {
+    fn write_register(&mut self, c: &Clock, r: usize, v: u8, now: u64) {
         if r >= 24 {
             self.invalid_writes += 1;
             return;
@@ -542,14 +533,14 @@ impl Vdp {
         }
         if r == 0 && v & 0x02 != 0 && self.regs[0] & 0x02 == 0 {
             // HV counter latch enabled: it holds the value of this moment.
-            self.hv_latch = Some(self.hv_now(now));
+            self.hv_latch = Some(self.hv_now(c, now));
         }
         self.regs[r] = v;
     }
 
     /// Control-port word write (0xC00004).
-    pub fn write_control(&mut self, v: u16, now: u64) -> ControlAction {
-        self.advance_fill(now);
+    pub fn write_control(&mut self, c: &Clock, v: u16, now: u64) -> ControlAction {
+        self.advance_fill(c, now);
         if !self.pending {
             // First word (Exodus, S315-5313_Ports.cpp, WriteInterface and
             // ProcessCommandDataWriteFirstHalf, from hardware tests): it
@@ -562,7 +553,7 @@ impl Vdp {
             self.orig_addr = (self.orig_addr & 0xC000) | (v & 0x3FFF);
             self.addr = self.orig_addr;
             if v & 0xC000 == 0x8000 {
-                self.write_register(((v >> 8) & 0x1F) as usize, v as u8, now);
+                self.write_register(c, ((v >> 8) & 0x1F) as usize, v as u8, now);
                 return ControlAction::None;
             }
             self.pending = true;
@@ -611,7 +602,7 @@ impl Vdp {
             // yet been made").
             2 => ControlAction::None,
             _ => {
-                let (span, bytes) = self.run_copy(now);
+                let (span, bytes) = self.run_copy(c, now);
                 ControlAction::CopyStarted(span, bytes)
             }
         }
@@ -663,9 +654,9 @@ impl Vdp {
     /// When a DMA of `bytes` starting at `start` ends, using the per-line
     /// bandwidth of md-timing.md (each line moves its bytes evenly over its
     /// 3,420 mclk; blank lines at blank speed).
-    pub fn schedule_dma(&self, start: u64, bytes: u64, kind: DmaBandwidth) -> DmaSpan {
+    pub fn schedule_dma(&self, c: &Clock, start: u64, bytes: u64, kind: DmaBandwidth) -> DmaSpan {
         let h40 = self.h40();
-        let (start_line, _) = self.position(start);
+        let (start_line, _) = self.position(c, start);
         let mut span = DmaSpan {
             start,
             end: start,
@@ -677,8 +668,8 @@ impl Vdp {
         let mut guard = 0;
         while rem > 0 && guard < 100_000 {
             guard += 1;
-            let (line, off) = self.position(t);
-            let bw = dma_bytes_per_line(kind, self.blank_line(line), h40);
+            let (line, off) = self.position(c, t);
+            let bw = dma_bytes_per_line(kind, self.blank_line(c, line), h40);
             let left = MCLK_PER_LINE - off;
             // Bytes this line can still move: bw * left / 3420, counted from
             // the line start so that no fraction is lost between lines.
@@ -694,7 +685,7 @@ impl Vdp {
                 t += left;
             }
             rem -= moved;
-            if line >= self.geom.active {
+            if line >= c.geom.active {
                 span.bytes_vblank += moved as u32;
             } else {
                 span.bytes_active += moved as u32;
@@ -707,7 +698,7 @@ impl Vdp {
         span
     }
 
-    fn run_copy(&mut self, now: u64) -> (DmaSpan, u32) {
+    fn run_copy(&mut self, c: &Clock, now: u64) -> (DmaSpan, u32) {
         let len = self.dma_length();
         let mut src = self.regs[21] as u16 | (self.regs[22] as u16) << 8;
         let inc = self.regs[15] as u16;
@@ -724,7 +715,7 @@ impl Vdp {
         self.regs[22] = (src >> 8) as u8;
         self.code &= !0x20;
         let start = now.max(self.dma_busy_until);
-        let span = self.schedule_dma(start, len as u64, DmaBandwidth::Copy);
+        let span = self.schedule_dma(c, start, len as u64, DmaBandwidth::Copy);
         self.dma_busy_until = span.end;
         (span, len)
     }
@@ -781,9 +772,9 @@ impl Vdp {
     /// The next external access slot strictly after `t` (mclk). On blank
     /// lines the FIFO is not modelled (md-timing.md: "modelled only during
     /// active display with the display enabled"): the write completes at `t`.
-    fn next_slot(&self, t: u64) -> u64 {
-        let (line, off) = self.position(t);
-        if self.blank_line(line) {
+    fn next_slot(&self, c: &Clock, t: u64) -> u64 {
+        let (line, off) = self.position(c, t);
+        if self.blank_line(c, line) {
             return t;
         }
         let slots: &[u16] = if self.h40() { &SLOTS_H40 } else { &SLOTS_H32 };
@@ -792,8 +783,8 @@ impl Vdp {
             return base + s as u64;
         }
         let next = base + MCLK_PER_LINE;
-        let (nline, _) = self.position(next);
-        if self.blank_line(nline) {
+        let (nline, _) = self.position(c, next);
+        if self.blank_line(c, nline) {
             next
         } else {
             next + slots[0] as u64
@@ -803,7 +794,7 @@ impl Vdp {
     /// Queue a write in the FIFO at `t`; returns the time the CPU may go on
     /// (later than `t` when the FIFO was full: md-timing.md "When the FIFO is
     /// full, the CPU waits until the oldest entry drains").
-    fn fifo_push(&mut self, t: u64, slots: u32) -> u64 {
+    fn fifo_push(&mut self, c: &Clock, t: u64, slots: u32) -> u64 {
         self.fifo_drain(t);
         let mut t = t;
         if self.fifo_len == FIFO_DEPTH {
@@ -812,7 +803,7 @@ impl Vdp {
         }
         let mut done = t.max(self.fifo_last_done);
         for _ in 0..slots {
-            done = self.next_slot(done);
+            done = self.next_slot(c, done);
         }
         let tail = (self.fifo_head + self.fifo_len) % FIFO_DEPTH;
         self.fifo[tail] = done;
@@ -822,9 +813,9 @@ impl Vdp {
     }
 
     /// Data-port word write (0xC00000) at `now`.
-    pub fn write_data(&mut self, v: u16, now: u64) -> DataWrite {
+    pub fn write_data(&mut self, c: &Clock, v: u16, now: u64) -> DataWrite {
         self.pending = false;
-        self.advance_fill(now);
+        self.advance_fill(c, now);
         let filling = self.fill_left != 0;
         // A copy in progress holds data-port writes until its end; a fill
         // does not: the write takes the next access slot, lands at the
@@ -843,7 +834,7 @@ impl Vdp {
         // (Exodus, ProcessCommandDataWriteSecondHalf: the DMA enable bit
         // "does not actually disable DMA operations").
         if !filling && self.code & 0x20 != 0 && self.regs[23] & 0xC0 == 0x80 {
-            let (span, bytes, target) = self.run_fill(v, t);
+            let (span, bytes, target) = self.run_fill(c, v, t);
             self.code |= 0x10;
             return DataWrite {
                 wait: round7(busy_wait),
@@ -857,7 +848,7 @@ impl Vdp {
             FIFO_SLOTS_CRAM
         };
         let t0 = t;
-        t = self.fifo_push(t, slots);
+        t = self.fifo_push(c, t, slots);
         self.store(v);
         if filling {
             self.fill_addr = self.last_write_addr;
@@ -878,7 +869,7 @@ impl Vdp {
         }
     }
 
-    fn run_fill(&mut self, v: u16, t: u64) -> (DmaSpan, u32, DmaTarget) {
+    fn run_fill(&mut self, c: &Clock, v: u16, t: u64) -> (DmaSpan, u32, DmaTarget) {
         let len = self.dma_length();
         let target = match self.code & 0x0F {
             0x03 => DmaTarget::Cram,
@@ -911,7 +902,12 @@ impl Vdp {
         // Length counts down to 0 as the steps run (advance_fill).
         self.regs[19] = len as u8;
         self.regs[20] = (len >> 8) as u8;
-        let span = self.schedule_dma(t, len as u64 + FILL_START_DELAY_BYTES, DmaBandwidth::Fill);
+        let span = self.schedule_dma(
+            c,
+            t,
+            len as u64 + FILL_START_DELAY_BYTES,
+            DmaBandwidth::Fill,
+        );
         self.dma_busy_until = span.end;
         (span, len, target)
     }
@@ -919,13 +915,13 @@ impl Vdp {
     /// Bytes a DMA of `kind` moves between `a` and `b` (mclk, `a <= b`),
     /// by the per-line rates of [`Vdp::schedule_dma`] (additive: the bytes
     /// of [a, b) and [b, c) sum to those of [a, c)).
-    fn dma_bytes_between(&self, a: u64, b: u64, kind: DmaBandwidth) -> u64 {
+    fn dma_bytes_between(&self, c: &Clock, a: u64, b: u64, kind: DmaBandwidth) -> u64 {
         let h40 = self.h40();
         let mut t = a;
         let mut total = 0;
         while t < b {
-            let (line, off) = self.position(t);
-            let bw = dma_bytes_per_line(kind, self.blank_line(line), h40);
+            let (line, off) = self.position(c, t);
+            let bw = dma_bytes_per_line(kind, self.blank_line(c, line), h40);
             let base = t - off;
             let e = b.min(base + MCLK_PER_LINE);
             total += bw * (e - base) / MCLK_PER_LINE - bw * off / MCLK_PER_LINE;
@@ -936,15 +932,15 @@ impl Vdp {
 
     /// Run the fill's steps due by `now`.
     #[inline]
-    fn advance_fill(&mut self, now: u64) {
+    fn advance_fill(&mut self, c: &Clock, now: u64) {
         if self.fill_left != 0 && now > self.fill_t {
-            self.advance_fill_slow(now);
+            self.advance_fill_slow(c, now);
         }
     }
 
     #[inline(never)]
-    fn advance_fill_slow(&mut self, now: u64) {
-        let mut n = self.dma_bytes_between(self.fill_t, now, DmaBandwidth::Fill);
+    fn advance_fill_slow(&mut self, c: &Clock, now: u64) {
+        let mut n = self.dma_bytes_between(c, self.fill_t, now, DmaBandwidth::Fill);
         self.fill_t = now;
         let skip = n.min(self.fill_skip);
         self.fill_skip -= skip;
@@ -999,9 +995,9 @@ impl Vdp {
     }
 
     /// Data-port word read (0xC00000): (value, wait in mclk).
-    pub fn read_data(&mut self, now: u64) -> (u16, u64) {
+    pub fn read_data(&mut self, c: &Clock, now: u64) -> (u16, u64) {
         self.pending = false;
-        self.advance_fill(now);
+        self.advance_fill(c, now);
         // A read first lets the FIFO drain ("performing a data port read
         // does fully flush the FIFO before returning the read data",
         // Exodus, S315-5313_Ports.cpp, hardware-verified).
@@ -1067,14 +1063,26 @@ fn round7(m: u64) -> u64 {
 mod tests {
     use super::*;
 
-    fn vdp_h40() -> Vdp {
+    /// The System's clock in frame `frame`, begun at `origin` with lines
+    /// `geom`.
+    fn clock(origin: u64, geom: FrameGeometry, frame: u64) -> Clock {
+        Clock {
+            frame_origin: origin,
+            geom,
+            frame,
+            ..Clock::default()
+        }
+    }
+
+    /// An NTSC H40 VDP and the clock of its frame 0, begun at 0.
+    fn vdp_h40() -> (Vdp, Clock) {
         let mut v = Vdp::new(false);
         v.regs[1] = 0x74; // display on, VINT on, DMA on, mode 5
         v.regs[12] = 0x81; // H40
         v.regs[15] = 2;
-        let g = v.current_geometry();
-        v.begin_frame(0, g, 0);
-        v
+        let c = clock(0, v.current_geometry(), 0);
+        v.begin_frame(&c, 0);
+        (v, c)
     }
 
     /// mclk at which `line` starts in the frame begun at 0 (frame starts at
@@ -1085,43 +1093,44 @@ mod tests {
 
     #[test]
     fn register_and_address_commands() {
-        let mut v = vdp_h40();
-        v.write_control(0x8F04, 0);
+        let (mut v, c) = vdp_h40();
+        v.write_control(&c, 0x8F04, 0);
         assert_eq!(v.regs[15], 4);
         // VRAM write to 0xC000: first word 0x4000, second 0x0003.
-        v.write_control(0x4000, 0);
-        v.write_control(0x0003, 0);
+        v.write_control(&c, 0x4000, 0);
+        v.write_control(&c, 0x0003, 0);
         assert_eq!((v.code(), v.address()), (0x01, 0xC000));
-        v.write_data(0x1234, 0);
+        v.write_data(&c, 0x1234, 0);
         assert_eq!(&v.vram[0xC000..0xC002], &[0x12, 0x34]);
         assert_eq!(v.address(), 0xC004);
         // CRAM write to entry 1.
-        v.write_control(0xC002, 0);
-        v.write_control(0x0000, 0);
-        v.write_data(0x0FFF, 0);
+        v.write_control(&c, 0xC002, 0);
+        v.write_control(&c, 0x0000, 0);
+        v.write_data(&c, 0x0FFF, 0);
         assert_eq!(v.cram[1], 0x0EEE);
         // VSRAM
-        v.write_control(0x4000, 0);
-        v.write_control(0x0010, 0);
-        v.write_data(0xFFFF, 0);
+        v.write_control(&c, 0x4000, 0);
+        v.write_control(&c, 0x0010, 0);
+        v.write_data(&c, 0xFFFF, 0);
         assert_eq!(v.vsram[0], 0x07FF);
         // VRAM read back
-        v.write_control(0x0000, 0);
-        v.write_control(0x0003, 0);
-        assert_eq!(v.read_data(0).0, 0x1234);
+        v.write_control(&c, 0x0000, 0);
+        v.write_control(&c, 0x0003, 0);
+        assert_eq!(v.read_data(&c, 0).0, 0x1234);
         // Odd address: bytes swap.
-        v.write_control(0x4001, 0);
-        v.write_control(0x0000, 0);
-        v.write_data(0xABCD, 0);
+        v.write_control(&c, 0x4001, 0);
+        v.write_control(&c, 0x0000, 0);
+        v.write_data(&c, 0xABCD, 0);
         assert_eq!(&v.vram[0..2], &[0xCD, 0xAB]);
     }
 
     #[test]
     fn sprite_flags_in_the_status_once_the_beam_passed() {
-        let mut v = vdp_h40();
+        let (mut v, _) = vdp_h40();
         v.regs[5] = 0x6C; // sprite table at 0xD800
         let g = v.current_geometry();
-        v.begin_frame(0, g, 1);
+        let c = clock(0, g, 1);
+        v.begin_frame(&c, 0);
         // Tile 1: every pixel colour 1.
         v.vram[0x20..0x40].fill(0x11);
         let mut put = |i: usize, line: u16, x: u16, link: u8| {
@@ -1140,13 +1149,13 @@ mod tests {
             put(i, 100, 8 * i as u16, if i == 22 { 0 } else { i as u8 + 1 });
         }
         // Before the beam reaches line 10: neither flag.
-        assert_eq!(v.read_status(line_at(5), 0) & 0x0060, 0);
+        assert_eq!(v.read_status(&c, line_at(5), 0) & 0x0060, 0);
         // After line 10: collision (bit 5), reported once.
-        assert_eq!(v.read_status(line_at(20), 0) & 0x0060, 0x0020);
-        assert_eq!(v.read_status(line_at(21), 0) & 0x0060, 0);
+        assert_eq!(v.read_status(&c, line_at(20), 0) & 0x0060, 0x0020);
+        assert_eq!(v.read_status(&c, line_at(21), 0) & 0x0060, 0);
         // After line 100: overflow (bit 6), reported once.
-        assert_eq!(v.read_status(line_at(101), 0) & 0x0060, 0x0040);
-        assert_eq!(v.read_status(line_at(102), 0) & 0x0060, 0);
+        assert_eq!(v.read_status(&c, line_at(101), 0) & 0x0060, 0x0040);
+        assert_eq!(v.read_status(&c, line_at(102), 0) & 0x0060, 0);
         // The next frame finds them again (and the sprites moved: only the
         // overlap is left, on line 30).
         for i in 0..2 {
@@ -1154,55 +1163,56 @@ mod tests {
             v.vram[e..e + 2].copy_from_slice(&(30u16 + 128).to_be_bytes());
         }
         v.vram[0xD800 + 8 + 3] = 0; // the list ends after sprite 1
-        v.begin_frame(MCLK_PER_LINE * 262, g, 2);
+        v.begin_frame(&c, MCLK_PER_LINE * 262);
+        let c = clock(MCLK_PER_LINE * 262, g, 2);
         let next = |line: u64| MCLK_PER_LINE * 262 + line_at(line);
-        assert_eq!(v.read_status(next(29), 0) & 0x0060, 0);
-        assert_eq!(v.read_status(next(31), 0) & 0x0060, 0x0020);
-        assert_eq!(v.read_status(next(200), 0) & 0x0060, 0);
+        assert_eq!(v.read_status(&c, next(29), 0) & 0x0060, 0);
+        assert_eq!(v.read_status(&c, next(31), 0) & 0x0060, 0x0020);
+        assert_eq!(v.read_status(&c, next(200), 0) & 0x0060, 0);
     }
 
     #[test]
     fn status_flags_over_a_frame() {
-        let mut v = vdp_h40();
+        let (mut v, c) = vdp_h40();
         // Line 224, offset 100: VBlank set, not HBlank.
-        let s = v.read_status(line_at(224) + 100, 0);
+        let s = v.read_status(&c, line_at(224) + 100, 0);
         assert_ne!(s & 0x0008, 0);
         assert_eq!(s & 0x0004, 0);
         assert_ne!(s & 0x0200, 0, "FIFO empty");
         // Line 10: no VBlank; HBlank inside 228..872.
-        assert_eq!(v.read_status(line_at(10) + 100, 0) & 0x0008, 0);
-        assert_ne!(v.read_status(line_at(10) + 500, 0) & 0x0004, 0);
-        assert_eq!(v.read_status(line_at(10) + 872, 0) & 0x0004, 0);
+        assert_eq!(v.read_status(&c, line_at(10) + 100, 0) & 0x0008, 0);
+        assert_ne!(v.read_status(&c, line_at(10) + 500, 0) & 0x0004, 0);
+        assert_eq!(v.read_status(&c, line_at(10) + 872, 0) & 0x0004, 0);
         // Last line: VBlank already cleared.
-        assert_eq!(v.read_status(line_at(261) + 10, 0) & 0x0008, 0);
+        assert_eq!(v.read_status(&c, line_at(261) + 10, 0) & 0x0008, 0);
         // Display off: VBlank reads set.
         v.regs[1] &= !0x40;
-        assert_ne!(v.read_status(line_at(10), 0) & 0x0008, 0);
+        assert_ne!(v.read_status(&c, line_at(10), 0) & 0x0008, 0);
     }
 
     #[test]
     fn hv_counter_and_latch() {
-        let mut v = vdp_h40();
-        let hv = v.read_hv(line_at(0xEB) + 228);
+        let (mut v, c) = vdp_h40();
+        let hv = v.read_hv(&c, line_at(0xEB) + 228);
         assert_eq!(hv, 0xE5B3);
-        let hv = v.read_hv(line_at(5) + 228);
+        let hv = v.read_hv(&c, line_at(5) + 228);
         assert_eq!(hv, 0x05B3);
-        v.write_control(0x8002, line_at(7) + 228);
-        assert_eq!(v.read_hv(line_at(100)), 0x07B3);
-        v.write_control(0x8000, line_at(100));
-        assert_eq!(v.read_hv(line_at(100)) >> 8, 100);
+        v.write_control(&c, 0x8002, line_at(7) + 228);
+        assert_eq!(v.read_hv(&c, line_at(100)), 0x07B3);
+        v.write_control(&c, 0x8000, line_at(100));
+        assert_eq!(v.read_hv(&c, line_at(100)) >> 8, 100);
     }
 
     #[test]
     fn hint_counter() {
-        let mut v = vdp_h40();
+        let (mut v, c) = vdp_h40();
         v.regs[10] = 2;
         v.regs[0] = 0x14;
         // Frame order: 224..261, 0..223.
         let mut hits = Vec::new();
         for i in 0..262u16 {
             let line = (224 + i) % 262;
-            v.line_start(line);
+            v.line_start(&c, line);
             if v.hint_pending {
                 hits.push(line);
                 assert_eq!(v.ipl(), 4);
@@ -1218,7 +1228,7 @@ mod tests {
 
     #[test]
     fn vint_priority() {
-        let mut v = vdp_h40();
+        let (mut v, _) = vdp_h40();
         v.regs[0] = 0x14;
         v.hint_pending = true;
         v.raise_vint();
@@ -1231,105 +1241,105 @@ mod tests {
 
     #[test]
     fn dma_bandwidth_per_line() {
-        let v = vdp_h40();
+        let (v, c) = vdp_h40();
         // Whole VBlank line in H40: 204 bytes to VRAM.
-        let s = v.schedule_dma(line_at(230), 204, DmaBandwidth::ToVram);
+        let s = v.schedule_dma(&c, line_at(230), 204, DmaBandwidth::ToVram);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
         assert_eq!(s.bytes_vblank, 204);
         // Active line in H40: 18 bytes.
-        let s = v.schedule_dma(line_at(10), 18, DmaBandwidth::ToVram);
+        let s = v.schedule_dma(&c, line_at(10), 18, DmaBandwidth::ToVram);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
         assert_eq!((s.bytes_active, s.last_active_line), (18, Some(10)));
         // 36 bytes from the start of line 10 end at the end of line 11.
-        let s = v.schedule_dma(line_at(10), 36, DmaBandwidth::ToVram);
+        let s = v.schedule_dma(&c, line_at(10), 36, DmaBandwidth::ToVram);
         assert_eq!(s.end, line_at(12));
         assert_eq!(s.last_active_line, Some(11));
         // Copy: 102 bytes per blank H40 line.
-        let s = v.schedule_dma(line_at(230), 102 * 3, DmaBandwidth::Copy);
+        let s = v.schedule_dma(&c, line_at(230), 102 * 3, DmaBandwidth::Copy);
         assert_eq!(s.end - s.start, 3 * MCLK_PER_LINE);
         // CRAM in blank: 198 words (396 bytes).
-        let s = v.schedule_dma(line_at(230), 396, DmaBandwidth::ToCramVsram);
+        let s = v.schedule_dma(&c, line_at(230), 396, DmaBandwidth::ToCramVsram);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
         // Crossing from the end of VBlank into active display: lines 259
         // and 260 are blank (2 * 204 bytes); the last line (261) and the
         // active lines move 18. Line 261 still counts as VBlank in the
         // byte split (it is >= 224).
-        let s = v.schedule_dma(line_at(259), 2 * 204 + 18 + 36, DmaBandwidth::ToVram);
+        let s = v.schedule_dma(&c, line_at(259), 2 * 204 + 18 + 36, DmaBandwidth::ToVram);
         assert_eq!(s.bytes_vblank, 2 * 204 + 18);
         assert_eq!(s.bytes_active, 36);
         assert_eq!(s.last_active_line, Some(1));
         assert_eq!(s.end, line_at(259) + 5 * MCLK_PER_LINE);
         // A whole NTSC H40 frame of fill moves 37 * 204 + 225 * 18 = 11,598
         // bytes (the reference's per-frame fill figure).
-        let s = v.schedule_dma(line_at(224), 11_598, DmaBandwidth::Fill);
+        let s = v.schedule_dma(&c, line_at(224), 11_598, DmaBandwidth::Fill);
         assert_eq!(s.end - s.start, 262 * MCLK_PER_LINE);
         // H32
-        let mut v32 = vdp_h40();
+        let (mut v32, _) = vdp_h40();
         v32.regs[12] = 0;
-        let s = v32.schedule_dma(line_at(230), 166, DmaBandwidth::ToVram);
+        let s = v32.schedule_dma(&c, line_at(230), 166, DmaBandwidth::ToVram);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
-        let s = v32.schedule_dma(line_at(10), 16, DmaBandwidth::Fill);
+        let s = v32.schedule_dma(&c, line_at(10), 16, DmaBandwidth::Fill);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
         // Display disabled: active lines run at blank speed.
-        let mut off = vdp_h40();
+        let (mut off, _) = vdp_h40();
         off.regs[1] &= !0x40;
-        let s = off.schedule_dma(line_at(10), 204, DmaBandwidth::ToVram);
+        let s = off.schedule_dma(&c, line_at(10), 204, DmaBandwidth::ToVram);
         assert_eq!(s.end - s.start, MCLK_PER_LINE);
         assert_eq!(s.bytes_active, 204);
     }
 
     #[test]
     fn fifo_waits_in_active_display() {
-        let mut v = vdp_h40();
-        v.write_control(0x4000, 0);
-        v.write_control(0x0000, 0);
+        let (mut v, c) = vdp_h40();
+        v.write_control(&c, 0x4000, 0);
+        v.write_control(&c, 0x0000, 0);
         let t0 = line_at(10); // offset 0 of an active line
                               // Four VRAM writes fill the FIFO without waiting.
         for _ in 0..4 {
-            assert_eq!(v.write_data(0, t0).wait, 0);
+            assert_eq!(v.write_data(&c, 0, t0).wait, 0);
         }
-        assert_ne!(v.read_status(t0, 0) & 0x0100, 0, "FIFO full");
+        assert_ne!(v.read_status(&c, t0, 0) & 0x0100, 0, "FIFO full");
         // The first entry needs 2 slots: 352 and 820. The fifth write waits
         // until then (820 mclk, rounded up to a whole CPU cycle: 826).
-        let w = v.write_data(0, t0);
+        let w = v.write_data(&c, 0, t0);
         assert_eq!(w.wait, 826);
         assert_eq!(w.fifo_wait, 826);
         // In VBlank there is no wait.
-        let mut v = vdp_h40();
-        v.write_control(0x4000, 0);
-        v.write_control(0x0000, 0);
+        let (mut v, c) = vdp_h40();
+        v.write_control(&c, 0x4000, 0);
+        v.write_control(&c, 0x0000, 0);
         for _ in 0..10 {
-            assert_eq!(v.write_data(0, line_at(230)).wait, 0);
+            assert_eq!(v.write_data(&c, 0, line_at(230)).wait, 0);
         }
         // CRAM writes use one slot each: the fifth waits for slot 352.
-        let mut v = vdp_h40();
-        v.write_control(0xC000, 0);
-        v.write_control(0x0000, 0);
+        let (mut v, c) = vdp_h40();
+        v.write_control(&c, 0xC000, 0);
+        v.write_control(&c, 0x0000, 0);
         for _ in 0..4 {
-            assert_eq!(v.write_data(0, t0).wait, 0);
+            assert_eq!(v.write_data(&c, 0, t0).wait, 0);
         }
-        assert_eq!(v.write_data(0, t0).wait, 357); // 352 rounded up to 7
+        assert_eq!(v.write_data(&c, 0, t0).wait, 357); // 352 rounded up to 7
     }
 
     #[test]
     fn fill_and_copy() {
-        let mut v = vdp_h40();
+        let (mut v, c) = vdp_h40();
         v.regs[15] = 1;
         v.regs[19] = 0x10;
         v.regs[20] = 0;
         v.regs[23] = 0x80;
-        v.write_control(0x4000, 0);
-        let a = v.write_control(0x0080, line_at(230));
+        v.write_control(&c, 0x4000, 0);
+        let a = v.write_control(&c, 0x0080, line_at(230));
         assert_eq!(a, ControlAction::None);
-        let w = v.write_data(0xAB00, line_at(230));
+        let w = v.write_data(&c, 0xAB00, line_at(230));
         let (span, bytes, target) = w.fill.unwrap();
         assert_eq!((bytes, target), (16, DmaTarget::Vram));
         assert!(span.end > span.start);
         // DMA busy until the end, with the fill under way; the length
         // registers count down.
-        assert_ne!(v.read_status(line_at(230) + 100, 0) & 2, 0);
+        assert_ne!(v.read_status(&c, line_at(230) + 100, 0) & 2, 0);
         assert!(v.regs[19] < 16 && v.regs[19] > 0);
-        assert_eq!(v.read_status(span.end, 0) & 2, 0);
+        assert_eq!(v.read_status(&c, span.end, 0) & 2, 0);
         assert_eq!((v.regs[19], v.regs[20], v.regs[21]), (0, 0, 16));
         // The data word at 0, then each step advances the address first
         // and writes the high byte with A0 inverted: steps 1..=16 write
@@ -1341,13 +1351,13 @@ mod tests {
         // at the address the fill reached and the fill goes on with its
         // data (Nemesis' FIFO test ROM, tests 31-33).
         v.regs[19] = 0x10;
-        v.write_control(0x4000, line_at(231));
-        v.write_control(0x0080, line_at(231));
-        let w = v.write_data(0x1100, line_at(231));
+        v.write_control(&c, 0x4000, line_at(231));
+        v.write_control(&c, 0x0080, line_at(231));
+        let w = v.write_data(&c, 0x1100, line_at(231));
         let (span, _, _) = w.fill.unwrap();
         let mid = (span.start + span.end) / 2;
-        assert_eq!(v.write_data(0x2200, mid).wait, 0);
-        v.read_status(span.end + MCLK_PER_LINE, 0);
+        assert_eq!(v.write_data(&c, 0x2200, mid).wait, 0);
+        v.read_status(&c, span.end + MCLK_PER_LINE, 0);
         assert_eq!(v.vram[0], 0x11);
         // Without the extra write the last step would be address 16.
         assert_eq!(v.vram[17 ^ 1], 0x22, "the fill ends one step further");
@@ -1356,22 +1366,22 @@ mod tests {
         v.regs[21] = 0;
         v.regs[22] = 0;
         v.regs[23] = 0xC0;
-        v.write_control(0x4100, line_at(232));
-        let a = v.write_control(0x00C0, line_at(232));
+        v.write_control(&c, 0x4100, line_at(232));
+        let a = v.write_control(&c, 0x00C0, line_at(232));
         let ControlAction::CopyStarted(span, _) = a else {
             panic!("copy expected")
         };
-        v.write_control(0x4000, line_at(232));
-        v.write_control(0x0000, line_at(232));
-        let w = v.write_data(0, line_at(232));
+        v.write_control(&c, 0x4000, line_at(232));
+        v.write_control(&c, 0x0000, line_at(232));
+        let w = v.write_data(&c, 0, line_at(232));
         assert!(w.wait > 0 && w.wait >= span.end - line_at(232));
         // Copy 16 bytes from 0 to 0x100.
         v.regs[19] = 16;
         v.regs[21] = 0;
         v.regs[22] = 0;
         v.regs[23] = 0xC0;
-        v.write_control(0x4100, line_at(240));
-        let a = v.write_control(0x00C0, line_at(240));
+        v.write_control(&c, 0x4100, line_at(240));
+        let a = v.write_control(&c, 0x00C0, line_at(240));
         assert!(matches!(a, ControlAction::CopyStarted(_, 16)));
         assert_eq!(&v.vram[0x100..0x110], &v.vram[0..16].to_vec()[..]);
     }
@@ -1381,28 +1391,28 @@ mod tests {
     /// active-display lines.
     #[test]
     fn fill_length_zero_is_64k() {
-        let mut v = vdp_h40();
+        let (mut v, c) = vdp_h40();
         v.regs[15] = 1;
         v.regs[19] = 0;
         v.regs[20] = 0;
         v.regs[23] = 0x80;
-        v.write_control(0x4000, 0);
-        v.write_control(0x0080, 0);
-        let (span, bytes, _) = v.write_data(0x5500, 0).fill.unwrap();
+        v.write_control(&c, 0x4000, 0);
+        v.write_control(&c, 0x0080, 0);
+        let (span, bytes, _) = v.write_data(&c, 0x5500, 0).fill.unwrap();
         assert_eq!(bytes, 0x10000);
         assert!(span.end - span.start > 4 * 262 * MCLK_PER_LINE);
     }
 
     #[test]
     fn cpu_dma_request() {
-        let mut v = vdp_h40();
+        let (mut v, c) = vdp_h40();
         v.regs[19] = 0x20;
         v.regs[20] = 0;
         v.regs[21] = 0x00;
         v.regs[22] = 0x80;
         v.regs[23] = 0x7F;
-        v.write_control(0xC000, 0);
-        let a = v.write_control(0x0080, 0);
+        v.write_control(&c, 0xC000, 0);
+        let a = v.write_control(&c, 0x0080, 0);
         assert_eq!(
             a,
             ControlAction::DmaFromCpu {
@@ -1413,7 +1423,7 @@ mod tests {
         );
         // DMA disabled in register 1: no DMA.
         v.regs[1] &= !0x10;
-        v.write_control(0xC000, 0);
-        assert_eq!(v.write_control(0x0080, 0), ControlAction::None);
+        v.write_control(&c, 0xC000, 0);
+        assert_eq!(v.write_control(&c, 0x0080, 0), ControlAction::None);
     }
 }

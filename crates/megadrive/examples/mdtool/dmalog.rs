@@ -1,5 +1,6 @@
 //! Debug aid: print DMA events and VDP register 1 writes of a frame range:
 //! `mdtool dmalog ROM FROM TO [INPUT]`.
+use retroprof_megadrive::timing::MCLK_PER_LINE;
 use retroprof_megadrive::{Clock, Config, DmaEvent, InputScript, MdObserver, Rom, System, VdpPort};
 use std::path::PathBuf;
 struct L {
@@ -11,7 +12,7 @@ impl MdObserver for L {
             println!(
                 "frame {} dma {:?} bytes {} src {:06X} line {} start {} end {} (+{} lines) vb {} act {} last {:?}",
                 e.frame, e.kind, e.bytes, e.source, e.span.start_line, e.span.start, e.span.end,
-                (e.span.end - e.span.start) as f64 / 3420.0, e.span.bytes_vblank, e.span.bytes_active, e.span.last_active_line
+                (e.span.end - e.span.start) as f64 / MCLK_PER_LINE as f64, e.span.bytes_vblank, e.span.bytes_active, e.span.last_active_line
             );
         }
     }

@@ -13,6 +13,7 @@
 
 use std::path::PathBuf;
 
+use retroprof_megadrive::timing::mclk_to_m68k_f64;
 use retroprof_megadrive::{
     Clock, Config, DmaEvent, DmaKind, InputScript, InstrCost, MdObserver, Rom, System,
 };
@@ -196,22 +197,22 @@ pub fn main(a: Vec<String>) {
         }
         println!(
             "{f},{:.1},{:.1},{},{},{},{},{},{:.1},{:.1},{:.1}",
-            obs.busy as f64 / 7.0,
-            obs.idle as f64 / 7.0,
+            mclk_to_m68k_f64(obs.busy as f64),
+            mclk_to_m68k_f64(obs.idle as f64),
             obs.enter_line,
             obs.dma_vblank,
             obs.dma_active,
             obs.dma_last,
             obs.fill,
-            obs.z80 as f64 / 7.0,
-            obs.fifo as f64 / 7.0,
-            obs.freeze as f64 / 7.0
+            mclk_to_m68k_f64(obs.z80 as f64),
+            mclk_to_m68k_f64(obs.fifo as f64),
+            mclk_to_m68k_f64(obs.freeze as f64)
         );
         if let Some((fa, fb)) = frame_funcs {
             if (fa..=fb).contains(&f) {
                 for (i, c) in obs.frame_fn.iter().enumerate() {
                     if *c > 0 {
-                        eprintln!("F{f} {} {:.1}", obs.syms[i].1, *c as f64 / 7.0);
+                        eprintln!("F{f} {} {:.1}", obs.syms[i].1, mclk_to_m68k_f64(*c as f64));
                     }
                 }
             }
@@ -227,7 +228,9 @@ pub fn main(a: Vec<String>) {
         v.sort_by(|a, b| b.1 .0.cmp(a.1 .0).then(a.0.cmp(b.0)));
         let out: String = v
             .iter()
-            .map(|((a, n), (c, e))| format!("{n},0x{a:06x},{:.1},{e}\n", **c as f64 / 7.0))
+            .map(|((a, n), (c, e))| {
+                format!("{n},0x{a:06x},{:.1},{e}\n", mclk_to_m68k_f64(**c as f64))
+            })
             .collect();
         std::fs::write(path, out).unwrap();
     }

@@ -2,6 +2,7 @@
 //! [LO, HI) to OUT/pcs/F.txt and the 64 KiB of work RAM at each frame start
 //! to OUT/ram/F.bin:
 //! `mdtool probe ROM OUT A B LO HI [INPUT]`
+use retroprof_megadrive::timing::{mclk_to_m68k_floor, MCLK_PER_LINE};
 use retroprof_megadrive::{
     Clock, Config, InputScript, InstrCost, MdObserver, Rom, System, SystemView,
 };
@@ -24,7 +25,7 @@ impl MdObserver for P {
             "F{} line {} +{} pc {pc:06x} regs {:02x?} sr {:04x} d0 {:08x} d1 {:08x} sp {:06x} ret {:06x}",
             v.frame(),
             v.line(),
-            (v.mclk() - v.clock.frame_start_mclk()) % 3420,
+            (v.mclk() - v.clock.frame_start_mclk()) % MCLK_PER_LINE,
             r,
             v.regs.sr,
             v.regs.d[0],
@@ -38,7 +39,7 @@ impl MdObserver for P {
     }
     fn instruction(&mut self, pc: u32, c: InstrCost, k: &Clock) {
         if c.z80_stall > 0 {
-            *self.z80.entry(k.line()).or_insert(0) += c.z80_stall / 7;
+            *self.z80.entry(k.line()).or_insert(0) += mclk_to_m68k_floor(c.z80_stall as u64) as u32;
         }
         if pc >= self.lo && pc < self.hi {
             *self.pcs.entry(pc).or_insert(0) += 1;

@@ -1,5 +1,6 @@
 //! Debug aid: print each instruction's cost inside [LO, HI) for frame F:
 //! `mdtool trace ROM F LO HI`
+use retroprof_megadrive::timing::mclk_to_m68k_floor;
 use retroprof_megadrive::{Clock, Config, InputScript, InstrCost, MdObserver, Rom, System};
 use std::path::PathBuf;
 struct T {
@@ -12,10 +13,10 @@ impl MdObserver for T {
         if self.on && pc >= self.lo && pc < self.hi {
             println!(
                 "{pc:06X} {} (freeze {} fifo {} refresh {}) line {}",
-                c.total / 7,
-                c.dma_freeze / 7,
-                c.fifo_wait / 7,
-                c.refresh / 7,
+                mclk_to_m68k_floor(c.total as u64),
+                mclk_to_m68k_floor(c.dma_freeze as u64),
+                mclk_to_m68k_floor(c.fifo_wait as u64),
+                mclk_to_m68k_floor(c.refresh as u64),
                 k.line()
             );
         }

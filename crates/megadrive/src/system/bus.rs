@@ -204,13 +204,16 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         self.hw.counters.vdp_reads += 1;
         match addr & 0x1C {
             0x00 => {
-                let (v, w) = self.hw.vdp.read_data(m);
+                let (v, w) = self.hw.vdp.read_data(&self.hw.clock, m);
                 let cycles = mclk_to_m68k_ceil(w) as u32;
                 self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
                 (v, cycles)
             }
-            0x04 => (self.hw.vdp.read_status(m, self.hw.open_bus), 0),
-            0x08 | 0x0C => (self.hw.vdp.read_hv(m), 0),
+            0x04 => (
+                self.hw.vdp.read_status(&self.hw.clock, m, self.hw.open_bus),
+                0,
+            ),
+            0x08 | 0x0C => (self.hw.vdp.read_hv(&self.hw.clock, m), 0),
             _ => {
                 self.hw.counters.unmapped_reads += 1;
                 (self.hw.open_bus, 0)
@@ -224,7 +227,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         match addr & 0x1C {
             0x00 => {
                 self.obs.vdp_write(VdpPort::Data, v, &self.hw.clock);
-                let r = self.hw.vdp.write_data(v, m);
+                let r = self.hw.vdp.write_data(&self.hw.clock, v, m);
                 if let Some((span, bytes, target)) = r.fill {
                     self.obs.dma(&DmaEvent {
                         kind: DmaKind::Fill(target),
@@ -240,7 +243,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             }
             0x04 => {
                 self.obs.vdp_write(VdpPort::Control, v, &self.hw.clock);
-                let action = self.hw.vdp.write_control(v, m);
+                let action = self.hw.vdp.write_control(&self.hw.clock, v, m);
                 let cycles = match action {
                     ControlAction::None => 0,
                     ControlAction::DmaFromCpu {
@@ -314,7 +317,10 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             DmaTarget::Vram => DmaBandwidth::ToVram,
             _ => DmaBandwidth::ToCramVsram,
         };
-        let span = self.hw.vdp.schedule_dma(m, words as u64 * 2, kind);
+        let span = self
+            .hw
+            .vdp
+            .schedule_dma(&self.hw.clock, m, words as u64 * 2, kind);
         // The Z80 runs up to the DMA's start with the 68000 bus free, and
         // then meets the DMA's window if it reaches for the 68000 bus.
         self.hw.catch_up_z80(m);
@@ -576,7 +582,7 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         }
         let m = self.hw.mclk(now);
         self.hw.counters.vdp_reads += 1;
-        let w = self.hw.vdp.read_status(m, bus_word);
+        let w = self.hw.vdp.read_status(&self.hw.clock, m, bus_word);
         Some(match (size, addr & 1) {
             (2, _) => w as u32,
             (_, 0) => (w >> 8) as u32,
@@ -605,7 +611,7 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
             || self
                 .hw
                 .vdp
-                .status_read_repeats(self.hw.mclk(now + p.read_offset))
+                .status_read_repeats(&self.hw.clock, self.hw.mclk(now + p.read_offset))
                 != Some(p.continue_if)
         {
             return s;

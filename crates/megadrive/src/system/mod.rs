@@ -283,6 +283,28 @@ impl System {
         &self.hw.vdp
     }
 
+    /// The VDP status register as a read now would see it, without side
+    /// effects (for identity checks between frames: on the clock of the
+    /// frame last run).
+    pub fn peek_vdp_status(&self) -> u16 {
+        self.hw
+            .vdp
+            .peek_status(&self.ended_frame_clock(), self.mclk())
+    }
+
+    /// Between frames the clock already holds the next frame's origin and
+    /// number, and still the lines of the frame that ended at that origin:
+    /// this is the clock as it stood during that frame (before frame 0: the
+    /// clock itself).
+    fn ended_frame_clock(&self) -> Clock {
+        let c = self.hw.clock;
+        Clock {
+            frame_origin: c.frame_origin.saturating_sub(c.geom.mclk_per_frame()),
+            frame: c.frame.saturating_sub(1),
+            ..c
+        }
+    }
+
     pub fn vdp_mut(&mut self) -> &mut Vdp {
         &mut self.hw.vdp
     }
@@ -373,10 +395,14 @@ impl System {
         obs: &mut O,
     ) -> Result<FrameInfo, RunError> {
         let geom = self.hw.vdp.current_geometry();
-        // The clock holds the frame to run next (number and origin).
+        // The clock holds the frame to run next (number and origin), and
+        // still the lines of the frame that ended at its origin: the VDP
+        // finishes that frame (a fill still running) on the ended frame's
+        // clock, then takes every time from this one.
         let origin = self.hw.clock.frame_origin;
         let frame = self.hw.clock.frame;
-        self.hw.vdp.begin_frame(origin, geom, frame);
+        let ended = self.ended_frame_clock();
+        self.hw.vdp.begin_frame(&ended, origin);
         self.hw.fetches_this_frame = 0;
         self.hw.clock.geom = geom;
         self.hw.clock.cpu_cycles = self.cpu.cycles();

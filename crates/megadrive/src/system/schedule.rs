@@ -60,7 +60,7 @@ impl Hw {
                 }
                 let geom = self.clock.geom;
                 let line = (geom.active + idx) % geom.lines;
-                self.vdp.line_start(line);
+                self.vdp.line_start(&self.clock, line);
                 self.ipl = self.vdp.ipl();
                 if idx == 0 {
                     // VINT offset by the dot clock in force now.

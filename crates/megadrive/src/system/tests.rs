@@ -204,6 +204,84 @@ fn cpu_dma_freezes_the_cpu_for_the_transfer() {
 }
 
 #[test]
+fn cpu_dma_across_the_frame_boundary_is_one_event_of_the_starting_frame() {
+    // Wait for the frame's last active line (223: V counter 0xDF), then
+    // DMA 0x400 words (2,048 bytes) from RAM to VRAM: 18 bytes can move in
+    // what is left of line 223, the rest at VBlank speed in the next
+    // frame's first lines.
+    let code = program(&[
+        &vdp_reg(0x8174),
+        &vdp_reg(0x8C81),
+        &vdp_reg(0x8F02),
+        &vdp_reg(0x9300), // length low
+        &vdp_reg(0x9404), // length high: 0x400 words
+        &vdp_reg(0x9500), // source >> 1 = 0x7F8000
+        &vdp_reg(0x9680),
+        &vdp_reg(0x977F),
+        // wait: cmpi.b #$DF,$C00008 ; bne.s wait
+        &[0x0C39, 0x00DF, 0x00C0, 0x0008, 0x66F6],
+        // move.l #$40000080, $C00004
+        &[0x23FC, 0x4000, 0x0080, 0x00C0, 0x0004],
+        &[LOOP],
+    ]);
+    #[derive(Default)]
+    struct Dmas {
+        dmas: Vec<(u64, DmaEvent)>,
+        freeze: u64,
+        frame: u64,
+    }
+    impl MdObserver for Dmas {
+        fn frame_start(&mut self, frame: u64, _view: &SystemView) {
+            self.frame = frame;
+        }
+        fn instruction(&mut self, _pc: u32, cost: InstrCost, _clock: &Clock) {
+            self.freeze += cost.dma_freeze as u64;
+        }
+        fn dma(&mut self, e: &DmaEvent) {
+            self.dmas.push((self.frame, *e));
+        }
+    }
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    for (i, b) in sys.wram_mut().iter_mut().enumerate().take(0x800) {
+        *b = i as u8;
+    }
+    let mut rec = Dmas::default();
+    let f0 = sys.run_frame(&mut rec).unwrap();
+    assert_eq!(rec.dmas.len(), 1);
+    let (seen_in, d) = rec.dmas[0];
+    // One event, at the DMA's start, in (and numbered as) the frame in
+    // which it started, with the whole span: it ends in the next frame.
+    assert_eq!((seen_in, d.frame), (0, 0));
+    assert_eq!(d.kind, DmaKind::FromCpu(DmaTarget::Vram));
+    assert_eq!(d.bytes, 2048);
+    assert_eq!(d.span.start_line, 223);
+    assert!(d.span.start < f0.end_mclk && d.span.end > f0.end_mclk + 3420);
+    // The bytes split by the line they moved in: the part of line 223 is
+    // active display, the rest moves in the next frame's VBlank lines
+    // (204 bytes a line in H40).
+    assert!(
+        d.span.bytes_active > 0 && d.span.bytes_active <= 18,
+        "{d:?}"
+    );
+    assert_eq!(d.span.last_active_line, Some(223));
+    assert_eq!(d.span.bytes_vblank, 2048 - d.span.bytes_active);
+    let vblank_lines = (d.span.end - f0.end_mclk).div_ceil(3420);
+    assert_eq!(vblank_lines, (d.span.bytes_vblank as u64).div_ceil(204));
+    // The 68000 stays frozen past the boundary, all of it in the cost of
+    // the instruction that started the DMA (reported in frame 0); the
+    // words are in VRAM at once.
+    assert_eq!(rec.freeze, (d.span.end - d.span.start).div_ceil(7) * 7);
+    assert!(sys.mclk() >= d.span.end);
+    assert_eq!(&sys.vdp().vram[0x7FC..0x800], &[0xFC, 0xFD, 0xFE, 0xFF]);
+    // The next frame starts on time (the CPU is already past its origin)
+    // and sees no second event.
+    let f1 = sys.run_frame(&mut rec).unwrap();
+    assert_eq!(f1.start_mclk, f0.end_mclk);
+    assert_eq!(rec.dmas.len(), 1);
+}
+
+#[test]
 fn fifo_waits_show_in_instruction_costs() {
     // Wait for line 10 (poll the V counter), then write 64 VRAM words back
     // to back.
