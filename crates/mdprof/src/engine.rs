@@ -6,10 +6,15 @@
 //! RAM: an *attribution id* for each distinct (function, DWARF inline chain)
 //! pair, so code the compiler inlined is charged to the inlined function
 //! (shown "inlined in" its physical function). Per instruction the profiler
-//! does one table load and one add into `mclk[id]`, one add into the
-//! per-address table ([`crate::pccost`]) (plus a few adds into
-//! per-frame fields and one compare of the id with the previous
-//! instruction's): no search, no hashing, no allocation.
+//! looks up one cell of the per-address table ([`crate::pccost`], which
+//! holds a copy of the ids beside each address's master clocks), adds the
+//! cost there, compares the cell's id with the running function's and adds
+//! the cost into one running sum (charged to the function and its
+//! call-tree node when the function changes, at a call, return or
+//! exception, and at the frame's end): no search, no hashing, no
+//! allocation, no bounds check that is not also the ROM test. The cost
+//! parts (DMA freeze, FIFO wait, refresh, Z80 stall) are four more adds on
+//! the instructions that have some.
 //!
 //! Every instruction's full cost (`InstrCost::total`: its bus cycles, wait
 //! states, the DMA freeze, FIFO waits and the refresh penalty) goes to the
@@ -208,12 +213,15 @@ impl Attribution {
         )
     }
 
-    /// Attribution id of the instruction at `pc`.
+    /// Attribution id of the instruction at `pc`. An address is in ROM
+    /// when its 2-byte unit starts there (`pc >> 1` below the ROM's
+    /// 2-byte units: for an odd-sized ROM, its last byte's odd address
+    /// too).
     #[inline(always)]
     pub fn id(&self, pc: u32) -> u32 {
         let pc = pc & 0xFF_FFFF;
-        if pc < self.rom_len {
-            self.rom[(pc >> 1) as usize]
+        if let Some(&id) = self.rom.get((pc >> 1) as usize) {
+            id
         } else if pc >= RAM_BASE {
             self.ram[((pc - RAM_BASE) >> 1) as usize]
         } else {
@@ -226,9 +234,9 @@ impl Attribution {
     #[inline(always)]
     pub fn id_slot(&self, pc: u32) -> (u32, usize) {
         let pc = pc & 0xFF_FFFF;
-        if pc < self.rom_len {
-            let i = (pc >> 1) as usize;
-            (self.rom[i], i)
+        let i = (pc >> 1) as usize;
+        if let Some(&id) = self.rom.get(i) {
+            (id, i)
         } else if pc >= RAM_BASE {
             let i = ((pc - RAM_BASE) >> 1) as usize;
             (self.ram[i], self.rom.len() + i)
@@ -382,8 +390,13 @@ pub(crate) struct RawFrame {
 /// after each `System::run_frame` (the driver, [`crate::Session::run`], does).
 pub struct Profiler {
     pub(crate) attr: Attribution,
-    /// Master clocks per attribution id, whole run.
+    /// Master clocks per attribution id, whole run, up to the last
+    /// [`Profiler::flush_acc`].
     pub(crate) mclk: Vec<u64>,
+    /// Attribution ids whose `mclk` changed since the last frame's end,
+    /// and the flag of each id for that list.
+    touched: Vec<u32>,
+    touched_flag: Vec<bool>,
     snap: Vec<u64>,
     /// Master clocks per attribution id over the counted frames.
     pub(crate) counted: Vec<u64>,
@@ -456,6 +469,8 @@ impl Profiler {
             pcs,
             attr,
             mclk: vec![0; n],
+            touched: Vec::with_capacity(n),
+            touched_flag: vec![false; n],
             snap: vec![0; n],
             counted: vec![0; n],
             calls: vec![0; n],
@@ -538,10 +553,33 @@ impl Profiler {
         id
     }
 
+    /// Charge `acc` (time of `cur_attr` since the last flush) to
+    /// `cur_attr` and to the call-tree leaf. Every change of `cur_attr` or
+    /// `cur_leaf` and every reader of `mclk` flushes first.
     #[inline]
     fn flush_acc(&mut self) {
-        self.node_mclk[self.cur_leaf as usize] += self.acc;
-        self.acc = 0;
+        let acc = std::mem::take(&mut self.acc);
+        self.node_mclk[self.cur_leaf as usize] += acc;
+        if acc != 0 {
+            // Time is only ever added while a function runs.
+            debug_assert!(self.cur_attr != NONE);
+            let a = self.cur_attr as usize;
+            if let Some(m) = self.mclk.get_mut(a) {
+                *m += acc;
+                self.touch(a as u32);
+            }
+        }
+    }
+
+    /// `mclk[a]` changed this frame: [`Profiler::frame_done_at`] looks at
+    /// the attribution ids touched, not at every id.
+    #[inline]
+    fn touch(&mut self, a: u32) {
+        let f = &mut self.touched_flag[a as usize];
+        if !*f {
+            *f = true;
+            self.touched.push(a);
+        }
     }
 
     /// The node for code of `attr` running in the top stack frame.
@@ -561,6 +599,9 @@ impl Profiler {
     fn switch(&mut self, a: u32, clock: &Clock) {
         self.flush_acc();
         self.cur_attr = a;
+        // The instruction (or polling passes) being charged is `a`'s; until
+        // the next switch `last_attr` stays `cur_attr`.
+        self.last_attr = a;
         self.cur_leaf = self.leaf_for(a);
         if self.exc_depth == 0 {
             let idle = self.attr.is_idle(a);
@@ -585,10 +626,16 @@ impl Profiler {
 
     #[cold]
     #[inline(never)]
-    fn apply_pending(&mut self, cost: &InstrCost, clock: &Clock) {
+    fn apply_pending(&mut self, total: u32, refresh: u32, z80_stall: u32, clock: &Clock) {
         if self.kdebug.has_queued() {
             // The instruction that wrote began `total` before its end.
-            let start = clock.instruction_end(cost) - cost.total as u64;
+            let cost = InstrCost {
+                total,
+                refresh,
+                z80_stall,
+                ..InstrCost::default()
+            };
+            let start = clock.instruction_end(&cost) - total as u64;
             self.kdebug.resolve(start);
         }
         match std::mem::replace(&mut self.pending, Pending::None) {
@@ -696,12 +743,14 @@ impl Profiler {
         ] {
             v.push(0);
         }
+        self.touched_flag.push(false);
         self.pcs.push_attribution();
         // The loop's code: MOVE (2-6 bytes), BTST #3 (4), Bcc.s (2).
         let end = bcc as u32 + 2;
         let mut a = head;
         while a < end && a < self.attr.rom_len {
             self.attr.rom[(a >> 1) as usize] = id;
+            self.pcs.set_id(a, id);
             a += 2;
         }
         self.wait_loops.push(head);
@@ -756,6 +805,7 @@ impl Profiler {
         watch: Vec<u32>,
         instructions: u64,
     ) {
+        self.flush_acc();
         // Split an instruction that ran past the frame's end.
         let over = now.saturating_sub(info.end_mclk);
         let last = self.last_attr;
@@ -765,7 +815,11 @@ impl Profiler {
         let mut busy = 0u64;
         let mut idle = 0u64;
         let mut top: Vec<(u32, u64)> = Vec::new();
-        for i in 0..self.mclk.len() {
+        // Only ids touched since the last frame can have changed (the sums
+        // and the sorted top are the same in any order).
+        for k in 0..self.touched.len() {
+            let i = self.touched[k] as usize;
+            self.touched_flag[i] = false;
             let d = self.mclk[i] - self.snap[i];
             if d == 0 {
                 continue;
@@ -781,7 +835,12 @@ impl Profiler {
                 top.push((i as u32, d));
             }
         }
+        self.touched.clear();
         self.mclk[last as usize] += over;
+        if over != 0 {
+            // Next frame's.
+            self.touch(last);
+        }
         top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         top.truncate(self.top_n);
         let start = match self.cpu_start {
@@ -866,26 +925,33 @@ impl MdObserver for Profiler {
         self.fa.black_at_start = cram_black(view);
     }
 
+    /// The hot path: one look-up of the address's cell (its attribution
+    /// id and its add, [`crate::pccost`]), one compare of the id with the
+    /// function running (a change is the cold [`Profiler::switch`]), one
+    /// add into `acc` (the running function's time since the last switch,
+    /// charged to it and to its call-tree leaf by [`Profiler::flush_acc`]),
+    /// the cost parts (folded away when the adapter passes zeros) and one
+    /// test for a pending call or return.
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
-        let (a, slot) = self.attr.id_slot(pc);
+        let t = cost.total as u64;
+        let a = self.pcs.charge(pc, t);
         if a != self.cur_attr {
             if self.cpu_start.is_none() {
-                self.cpu_start = Some(clock.mclk().saturating_sub(cost.total as u64));
+                self.cpu_start = Some(clock.mclk().saturating_sub(t));
             }
             self.switch(a, clock);
         }
-        let t = cost.total as u64;
-        self.mclk[a as usize] += t;
-        self.pcs.charge_slot(slot, t);
-        self.last_attr = a;
         self.acc += t;
         self.fa.freeze_mclk += cost.dma_freeze as u64;
         self.fa.fifo_mclk += cost.fifo_wait as u64;
         self.fa.refresh_mclk += cost.refresh as u64;
         self.fa.z80_stall_mclk += cost.z80_stall as u64;
         if !matches!(self.pending, Pending::None) {
-            self.apply_pending(&cost, clock);
+            // The parts it needs as scalars: an `InstrCost` argument
+            // (passed by reference to a copy) was built on the stack for
+            // every instruction.
+            self.apply_pending(cost.total, cost.refresh, cost.z80_stall, clock);
         }
     }
 
@@ -912,11 +978,11 @@ impl MdObserver for Profiler {
         // (or the loop just became a function of its own).
         let a = self.cur_attr;
         let t: u64 = mclk.iter().sum();
-        self.mclk[a as usize] += t;
         for (&pc, &m) in pcs.iter().zip(mclk) {
             self.pcs.charge(pc, m);
         }
         self.last_attr = a;
+        // Charged to `a` with the next flush.
         self.acc += t;
         self.fa.refresh_mclk += refresh.iter().sum::<u64>();
     }
@@ -945,9 +1011,11 @@ impl MdObserver for Profiler {
             // and to its call-tree leaf, before the handler's frame is
             // pushed.
             let a = self.last_attr;
+            self.flush_acc();
             self.mclk[a as usize] += mclk as u64;
+            self.touch(a);
+            self.node_mclk[self.cur_leaf as usize] += mclk as u64;
             self.pcs.charge_entry(a, mclk as u64);
-            self.acc += mclk as u64;
         }
         self.flush_acc();
         self.exc_depth += 1;
@@ -963,7 +1031,7 @@ impl MdObserver for Profiler {
         self.cur_attr = h;
         self.last_attr = h;
         if to_handler {
-            self.mclk[h as usize] += mclk as u64;
+            // `acc` is `cur_attr`'s, now `h`.
             self.pcs.charge_entry(h, mclk as u64);
             self.acc += mclk as u64;
         }

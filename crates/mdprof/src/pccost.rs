@@ -1,11 +1,18 @@
-//! Costs per instruction address: the dense table beside the attribution
-//! table (one `u64` of master clocks per 2-byte address of ROM and of work
-//! RAM), filled by [`crate::engine::Profiler`] with one more add per
-//! instruction (no hashing, no allocation on the hot path).
+//! Costs per instruction address: the dense table of the profiler's hot
+//! path. One [`Cell`] per 2-byte address of ROM and of work RAM holds the
+//! address's attribution id (a copy of [`Attribution::id`]'s table) beside
+//! its master clocks, so [`crate::engine::Profiler`]'s per-instruction work
+//! is one look-up of one cell: its id to compare with the function running,
+//! and its add (no hashing, no allocation on the hot path). The ROM cells
+//! are a slice whose length is the ROM test itself (one compare, which is
+//! also the bounds check); the work RAM cells are a fixed-size array indexed
+//! by a masked address (no bounds check).
 //!
 //! Slots: `0..rom_slots` are ROM addresses `slot * 2`; `rom_slots ..
 //! rom_slots + 0x8000` are work RAM `0xFF0000 + (slot - rom_slots) * 2`;
-//! the last slot takes instructions anywhere else (attribution id 0).
+//! the last slot takes instructions anywhere else (attribution id 0). An
+//! address is in ROM when its 2-byte unit starts in the ROM
+//! (`(pc & 0xFFFFFF) >> 1 < rom_slots`, see [`Attribution::id`]).
 //!
 //! Exception entry processing is not an instruction: it is kept per
 //! attribution id in `PcCosts::entry`, so a function's self time is
@@ -20,14 +27,26 @@ const RAM_SLOTS: usize = 0x8000;
 /// [`PcCosts::last`] when the last charge was exception entry.
 const LAST_ENTRY: usize = usize::MAX;
 
+/// One 2-byte address: its attribution id and its master clocks.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Cell {
+    /// Master clocks, whole run.
+    mclk: u64,
+    /// Attribution id of the address.
+    id: u32,
+}
+
 /// The per-address table and its counted-frames baseline.
 #[derive(Clone, Debug)]
 pub struct PcCosts {
-    rom_len: u32,
-    rom_slots: usize,
-    /// Master clocks per slot, whole run.
-    pub(crate) mclk: Vec<u64>,
-    /// `mclk` when the counted frames began (empty: from frame 0).
+    /// One cell per 2 bytes of ROM.
+    rom: Box<[Cell]>,
+    /// One cell per 2 bytes of work RAM.
+    ram: Box<[Cell; RAM_SLOTS]>,
+    /// Instructions anywhere else.
+    other: Cell,
+    /// Master clocks per slot when the counted frames began (empty: from
+    /// frame 0).
     base: Vec<u64>,
     /// Exception entry master clocks per attribution id, whole run.
     pub(crate) entry: Vec<u64>,
@@ -42,12 +61,21 @@ pub struct PcCosts {
 
 impl PcCosts {
     pub fn new(attr: &Attribution) -> PcCosts {
-        let rom_len = attr.rom_len();
-        let rom_slots = rom_len.div_ceil(2) as usize;
+        let rom_slots = attr.rom_len().div_ceil(2) as usize;
+        let rom = (0..rom_slots)
+            .map(|s| Cell {
+                mclk: 0,
+                id: attr.id(s as u32 * 2),
+            })
+            .collect();
+        let mut ram = Box::new([Cell::default(); RAM_SLOTS]);
+        for (s, c) in ram.iter_mut().enumerate() {
+            c.id = attr.id(RAM_BASE + s as u32 * 2);
+        }
         PcCosts {
-            rom_len,
-            rom_slots,
-            mclk: vec![0; rom_slots + RAM_SLOTS + 1],
+            rom,
+            ram,
+            other: Cell::default(),
             base: Vec::new(),
             entry: vec![0; attr.len()],
             entry_base: Vec::new(),
@@ -56,48 +84,84 @@ impl PcCosts {
         }
     }
 
+    /// The cell and slot of the instruction at `pc` (24-bit address space).
+    #[inline(always)]
+    fn cell(&mut self, pc: u32) -> (&mut Cell, usize) {
+        let half = ((pc & 0xFF_FFFF) >> 1) as usize;
+        let rom_slots = self.rom.len();
+        if let Some(c) = self.rom.get_mut(half) {
+            (c, half)
+        } else if pc & 0xFF_FFFF >= RAM_BASE {
+            let i = half & (RAM_SLOTS - 1);
+            (&mut self.ram[i], rom_slots + i)
+        } else {
+            (&mut self.other, rom_slots + RAM_SLOTS)
+        }
+    }
+
+    /// The cell of `slot`.
+    fn cell_at(&self, slot: usize) -> &Cell {
+        let r = self.rom.len();
+        if slot < r {
+            &self.rom[slot]
+        } else if slot < r + RAM_SLOTS {
+            &self.ram[slot - r]
+        } else {
+            &self.other
+        }
+    }
+
     /// Slot of the instruction at `pc` (24-bit address space).
     #[inline(always)]
     pub fn slot(&self, pc: u32) -> usize {
-        let pc = pc & 0xFF_FFFF;
-        if pc < self.rom_len {
-            (pc >> 1) as usize
-        } else if pc >= RAM_BASE {
-            self.rom_slots + ((pc - RAM_BASE) >> 1) as usize
+        let half = ((pc & 0xFF_FFFF) >> 1) as usize;
+        let rom_slots = self.rom.len();
+        if half < rom_slots {
+            half
+        } else if pc & 0xFF_FFFF >= RAM_BASE {
+            rom_slots + (half & (RAM_SLOTS - 1))
         } else {
-            self.rom_slots + RAM_SLOTS
+            rom_slots + RAM_SLOTS
         }
     }
 
     /// Address of `slot` (`None`: the slot of addresses outside ROM and RAM).
     pub fn slot_pc(&self, slot: usize) -> Option<u32> {
-        if slot < self.rom_slots {
+        let r = self.rom.len();
+        if slot < r {
             Some(slot as u32 * 2)
-        } else if slot < self.rom_slots + RAM_SLOTS {
-            Some(RAM_BASE + (slot - self.rom_slots) as u32 * 2)
+        } else if slot < r + RAM_SLOTS {
+            Some(RAM_BASE + (slot - r) as u32 * 2)
         } else {
             None
         }
     }
 
     pub fn slots(&self) -> usize {
-        self.mclk.len()
+        self.rom.len() + RAM_SLOTS + 1
     }
 
-    /// Charge `mclk` to the instruction at `pc` (the hot path's add).
+    /// Attribution id of the instruction at `pc` (the table's copy of
+    /// [`Attribution::id`]).
+    pub fn id(&self, pc: u32) -> u32 {
+        self.cell_at(self.slot(pc)).id
+    }
+
+    /// Charge `mclk` to the instruction at `pc` and return its attribution
+    /// id (the hot path: one cell, its id and its add).
     #[inline(always)]
-    pub fn charge(&mut self, pc: u32, mclk: u64) {
-        let s = self.slot(pc);
-        self.mclk[s] += mclk;
+    pub fn charge(&mut self, pc: u32, mclk: u64) -> u32 {
+        let (c, s) = self.cell(pc);
+        c.mclk += mclk;
+        let id = c.id;
         self.last = s;
+        id
     }
 
-    /// Charge `mclk` to `slot` ([`Attribution::id_slot`]'s, which is
-    /// [`PcCosts::slot`]).
-    #[inline(always)]
-    pub fn charge_slot(&mut self, slot: usize, mclk: u64) {
-        self.mclk[slot] += mclk;
-        self.last = slot;
+    /// The code at `pc` is attribution id `id` from now on (the engine
+    /// made a wait-for-VBlank loop a function of its own).
+    pub(crate) fn set_id(&mut self, pc: u32, id: u32) {
+        self.cell(pc).0.id = id;
     }
 
     /// One more attribution id (the engine found a wait-for-VBlank loop
@@ -116,12 +180,17 @@ impl PcCosts {
         self.last = LAST_ENTRY;
     }
 
+    /// Master clocks of `slot`, whole run.
+    fn mclk(&self, slot: usize) -> u64 {
+        self.cell_at(slot).mclk
+    }
+
     /// The counted frames start now. `over` master clocks of the last
     /// charge ran past the previous frame's end and belong to the counted
     /// frames (as the engine splits them per function); `last_attr` is the
     /// attribution id they were charged to.
     pub(crate) fn mark_counted_start(&mut self, over: u64, last_attr: u32) {
-        self.base = self.mclk.clone();
+        self.base = (0..self.slots()).map(|s| self.mclk(s)).collect();
         self.entry_base = self.entry.clone();
         if self.last == LAST_ENTRY {
             let e = &mut self.entry_base[last_attr as usize];
@@ -141,7 +210,7 @@ impl PcCosts {
     /// Master clocks of `slot` over the counted frames.
     pub fn counted(&self, slot: usize) -> u64 {
         let tail = if self.tail.0 == slot { self.tail.2 } else { 0 };
-        (self.mclk[slot] - self.base.get(slot).copied().unwrap_or(0)).saturating_sub(tail)
+        (self.mclk(slot) - self.base.get(slot).copied().unwrap_or(0)).saturating_sub(tail)
     }
 
     /// Exception entry master clocks of attribution id `attr` over the

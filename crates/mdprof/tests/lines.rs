@@ -96,8 +96,9 @@ fn assert_self_is_sum_of_addresses(r: &Report) {
     }
 }
 
-/// The hot path's combined look-up gives the attribution id and the
-/// per-address slot the cost table uses.
+/// The combined look-up gives the attribution id and the per-address slot
+/// the cost table uses, and the table's cells (the profiler's hot path)
+/// hold the same ids.
 #[test]
 fn id_slot_agrees_with_the_tables() {
     let (s, _) = knowncosts();
@@ -112,6 +113,8 @@ fn id_slot_agrees_with_the_tables() {
         let (a, slot) = attr.id_slot(pc);
         assert_eq!(a, attr.id(pc), "{pc:#x}");
         assert_eq!(slot, pcs.slot(pc), "{pc:#x}");
+        // The hot path's cells hold the same ids.
+        assert_eq!(pcs.id(pc), a, "{pc:#x}");
         if let Some(p) = pcs.slot_pc(slot) {
             assert_eq!(p, pc & 0xFF_FFFE, "{pc:#x}");
             pcs_seen += 1;

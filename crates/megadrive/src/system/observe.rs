@@ -19,13 +19,13 @@ pub(super) struct Seam {
     pub(super) parts: InstrCost,
     /// Some part of `parts` may be non-zero.
     pub(super) pending: bool,
-    /// Instructions executed since power-on.
+    /// Instructions executed since power-on; also the position of the
+    /// next entry of `recent` (modulo its length).
     pub(super) instructions: u64,
     pub(super) error: Option<(ExceptionKind, u8)>,
     pub(super) halted: bool,
     pub(super) stop_on_error: bool,
     pub(super) recent: [u32; RECENT_PCS],
-    pub(super) recent_pos: usize,
 }
 
 impl Seam {
@@ -38,13 +38,15 @@ impl Seam {
 
     /// The last instruction addresses, oldest first.
     pub(super) fn recent_pcs(&self) -> RecentPcs {
-        let n = self.recent_pos.min(RECENT_PCS);
-        let start = self.recent_pos - n;
-        RecentPcs(
-            (start..self.recent_pos)
-                .map(|i| self.recent[i % RECENT_PCS])
-                .collect(),
-        )
+        let end = self.instructions;
+        let n = end.min(RECENT_PCS as u64);
+        RecentPcs((end - n..end).map(|i| self.recent[Self::ring(i)]).collect())
+    }
+
+    /// Index in `recent` of the entry of instruction number `i`.
+    #[inline(always)]
+    fn ring(i: u64) -> usize {
+        (i % RECENT_PCS as u64) as usize
     }
 }
 
@@ -54,8 +56,7 @@ impl<O: MdObserver + ?Sized> Observer for Bus68k<'_, O> {
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cycles: u32) {
         let seam = &mut self.hw.seam;
-        seam.recent[seam.recent_pos % RECENT_PCS] = pc;
-        seam.recent_pos = seam.recent_pos.wrapping_add(1);
+        seam.recent[Seam::ring(seam.instructions)] = pc;
         seam.instructions += 1;
         let total = m68k_to_mclk32(cycles);
         // Two calls, not one call with a merged `cost`: the observer's
@@ -119,22 +120,21 @@ impl<O: MdObserver + ?Sized> Observer for Bus68k<'_, O> {
         let seam = &mut self.hw.seam;
         let n = 3 * passes;
         let kept = n.min(RECENT_PCS as u64) as usize;
-        let skipped = (n as usize).wrapping_sub(kept);
-        let at = seam.recent_pos.wrapping_add(skipped);
+        let skipped = n - kept as u64;
+        let at = seam.instructions + skipped;
         // Entry k of the kept run is pcs[(skipped + k) % 3]: lay the
         // 3-periodic run out once, then copy it into the ring (at most two
         // pieces, as the ring wraps).
-        let phase = skipped % 3;
+        let phase = (skipped % 3) as usize;
         let p = [pcs[phase], pcs[(phase + 1) % 3], pcs[(phase + 2) % 3]];
         let mut run = [0u32; RECENT_PCS];
         for c in run.chunks_mut(3) {
             c.copy_from_slice(&p[..c.len()]);
         }
-        let start = at % RECENT_PCS;
+        let start = Seam::ring(at);
         let first = kept.min(RECENT_PCS - start);
         seam.recent[start..start + first].copy_from_slice(&run[..first]);
         seam.recent[..kept - first].copy_from_slice(&run[first..kept]);
-        seam.recent_pos = seam.recent_pos.wrapping_add(n as usize);
         seam.instructions += n;
         // The bus skips only passes whose boundary extras are refresh
         // penalties (`Bus68k::poll_skip`).
