@@ -179,26 +179,29 @@ impl Attribution {
                 })
             };
         get(0, 0, &mut attrs, &mut idle_v);
+        // Neighbouring addresses mostly share their (function, inline
+        // context): the last pair's id answers them without the map (the
+        // ids are the map's either way).
+        let mut last: Option<((u32, u32), u32)> = None;
+        let mut id_at = |a: u64, attrs: &mut Vec<AttrInfo>, idle_v: &mut Vec<bool>| -> u32 {
+            let key = (index.lookup(a), index.inline_at(a));
+            match last {
+                Some((k, id)) if k == key => id,
+                _ => {
+                    let id = get(key.0, key.1, attrs, idle_v);
+                    last = Some((key, id));
+                    id
+                }
+            }
+        };
         let rom_len = rom.len().min(0x40_0000) as u32;
         let mut rom_tab = Vec::with_capacity(rom_len.div_ceil(2) as usize);
         for i in 0..rom_len.div_ceil(2) {
-            let a = (i * 2) as u64;
-            rom_tab.push(get(
-                index.lookup(a),
-                index.inline_at(a),
-                &mut attrs,
-                &mut idle_v,
-            ));
+            rom_tab.push(id_at((i * 2) as u64, &mut attrs, &mut idle_v));
         }
         let mut ram_tab = Vec::with_capacity(0x8000);
         for i in 0..0x8000u32 {
-            let a = (RAM_BASE + i * 2) as u64;
-            ram_tab.push(get(
-                index.lookup(a),
-                index.inline_at(a),
-                &mut attrs,
-                &mut idle_v,
-            ));
+            ram_tab.push(id_at((RAM_BASE + i * 2) as u64, &mut attrs, &mut idle_v));
         }
         (
             Attribution {
