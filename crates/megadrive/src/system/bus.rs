@@ -47,6 +47,10 @@ pub(crate) struct Hw {
     pub(super) vint_at: u64,
     /// mclk of the earliest pending event.
     pub(super) next_event: u64,
+    /// The first CPU cycle at which `next_event` is due (kept with it by
+    /// [`Hw::update_next_event`]: the boundary's slow path asks for it at
+    /// every refresh penalty, and it costs a division by 7).
+    pub(super) next_event_at: u64,
     /// CPU cycle at or after which an instruction boundary has work to do
     /// (a line event due, a refresh penalty due, or a Z80 stall to charge):
     /// the boundary's fast path is this one compare. Kept up to date by

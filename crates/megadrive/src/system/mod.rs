@@ -200,6 +200,7 @@ impl System {
             next_line: u16::MAX,
             vint_at: u64::MAX,
             next_event: u64::MAX,
+            next_event_at: crate::timing::mclk_to_m68k_ceil(u64::MAX - base),
             check_at: 0,
             renderer: Renderer::new(),
             renderer_odd: Renderer::new(),

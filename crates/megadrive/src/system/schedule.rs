@@ -16,14 +16,16 @@ impl Hw {
             u64::MAX
         };
         self.next_event = line.min(self.vint_at);
+        self.next_event_at = mclk_to_m68k_ceil(self.next_event.saturating_sub(self.clock.base));
         self.update_check();
     }
 
     /// The first CPU cycle at which the next line event is due:
-    /// mclk(now) >= next_event  <=>  now >= ceil((next_event - base) / 7).
+    /// mclk(now) >= next_event  <=>  now >= ceil((next_event - base) / 7),
+    /// computed when `next_event` is set (`base` never changes).
     #[inline]
     pub(super) fn next_event_cycle(&self) -> u64 {
-        mclk_to_m68k_ceil(self.next_event.saturating_sub(self.clock.base))
+        self.next_event_at
     }
 
     /// Recompute [`Hw::check_at`] from the next event (mclk), the refresh
