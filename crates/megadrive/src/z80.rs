@@ -111,7 +111,8 @@ impl Z80Sys {
             psg: 0,
             stall: 0,
             bank_count: 0,
-            busy: self.m68k_bus_busy,
+            busy_start: self.m68k_bus_busy.0,
+            busy_len: self.m68k_bus_busy.1.saturating_sub(self.m68k_bus_busy.0),
             dma_waits: 0,
             rules: self.rules,
         };
@@ -228,7 +229,10 @@ struct Z80Ctx<'a> {
     psg: u64,
     stall: u64,
     bank_count: u64,
-    busy: (u64, u64),
+    /// [`Z80Sys::m68k_bus_busy`] as its start and length (0: none), so an
+    /// access tests it with one unsigned compare.
+    busy_start: u64,
+    busy_len: u64,
     dma_waits: u64,
     rules: ReferenceRules,
 }
@@ -245,9 +249,9 @@ impl Z80Ctx<'_> {
         // to that bus waits until the transfer releases it. GPGX holds the
         // Z80 to the DMA end the same way (fact from its Z80 bank access
         // handler).
-        let at = self.now(t);
-        if at >= self.busy.0 && at < self.busy.1 {
-            wait += (self.busy.1 - at).div_ceil(Z80_DIVIDER);
+        let into_busy = self.now(t).wrapping_sub(self.busy_start);
+        if into_busy < self.busy_len {
+            wait += (self.busy_len - into_busy).div_ceil(Z80_DIVIDER);
             self.dma_waits += 1;
         }
         let phase_at = if self.rules.bank_stall_before_wait {
@@ -255,7 +259,7 @@ impl Z80Ctx<'_> {
         } else {
             t + wait
         };
-        self.stall += BANK_STALL_BY_PHASE[(self.now(phase_at) % 7) as usize];
+        self.stall += BANK_STALL_BY_PHASE[self.phase7(phase_at)];
         self.bank_count += 1;
         wait
     }
@@ -264,6 +268,14 @@ impl Z80Ctx<'_> {
     #[inline(always)]
     fn now(&self, t: u64) -> u64 {
         self.start + t * Z80_DIVIDER
+    }
+
+    /// `self.now(t) % 7` without the multiplication: a Z80 clock is 15 mclk,
+    /// 1 modulo 7, so every T-state moves the phase by one.
+    #[inline(always)]
+    fn phase7(&self, t: u64) -> usize {
+        const _: () = assert!(Z80_DIVIDER % 7 == 1);
+        ((self.start + t) % 7) as usize
     }
 
     fn m68k_addr(&self, addr: u16) -> u32 {
@@ -367,6 +379,9 @@ impl Bus for Z80Ctx<'_> {
     fn int_line(&self) -> bool {
         self.irq
     }
+
+    /// The IRQ is a copy taken when the run starts: no Z80 access moves it.
+    const INT_LINE_STEADY: bool = true;
 }
 
 #[cfg(test)]
@@ -537,6 +552,69 @@ mod tests {
             BANK_STALL_BY_PHASE[(big % 7) as usize],
             z80_bank_m68k_stall_mclk(big)
         );
+    }
+
+    /// `bank_access` (phase by T-state, busy window as start + length)
+    /// against the mclk formulas it replaces: `now(t) % 7` for the phase,
+    /// `busy.0 <= now(t) < busy.1` for the DMA window and
+    /// `(busy.1 - now(t)) / 15` rounded up for the wait.
+    #[test]
+    fn bank_access_matches_the_mclk_formulas() {
+        let c = cart();
+        let mut wram = [0u8; 0x10000];
+        let mut ram = [0u8; 0x2000];
+        let mut ym = Ym2612::default();
+        let mut bank = 0;
+        let windows = [(0, 0), (100, 50), (0, 400), (1_000, 1_600), (7, 8)];
+        for start in [0u64, 1, 6, 7, 13, 998, 1_000_003, (u32::MAX as u64) * 5 + 3] {
+            for (w0, w1) in windows {
+                let busy = (
+                    start.saturating_sub(200) + w0,
+                    start.saturating_sub(200) + w1,
+                );
+                for before_wait in [false, true] {
+                    let rules = ReferenceRules {
+                        bank_stall_before_wait: before_wait,
+                        ..ReferenceRules::default()
+                    };
+                    let mut z = Z80Ctx {
+                        ram: &mut ram,
+                        ym: &mut ym,
+                        bank: &mut bank,
+                        cart: &c,
+                        wram: &mut wram,
+                        irq: false,
+                        start,
+                        bad: 0,
+                        psg: 0,
+                        stall: 0,
+                        bank_count: 0,
+                        busy_start: busy.0,
+                        busy_len: busy.1.saturating_sub(busy.0),
+                        dma_waits: 0,
+                        rules,
+                    };
+                    for t in 0..200u64 {
+                        let at = start + t * Z80_DIVIDER;
+                        let held = at >= busy.0 && at < busy.1;
+                        let mut wait = Z80_BANK_WAIT_TSTATES as u64;
+                        if held {
+                            wait += (busy.1 - at).div_ceil(Z80_DIVIDER);
+                        }
+                        let pa = if before_wait {
+                            t + wait - Z80_BANK_WAIT_TSTATES as u64
+                        } else {
+                            t + wait
+                        };
+                        let stall = z80_bank_m68k_stall_mclk(start + pa * Z80_DIVIDER);
+                        let (s0, d0) = (z.stall, z.dma_waits);
+                        assert_eq!(z.bank_access(t), wait, "start {start} t {t} {busy:?}");
+                        assert_eq!(z.stall - s0, stall, "start {start} t {t} {busy:?}");
+                        assert_eq!(z.dma_waits - d0, held as u64);
+                    }
+                }
+            }
+        }
     }
 
     #[test]

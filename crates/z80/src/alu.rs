@@ -57,24 +57,15 @@ impl Z80 {
 
     #[inline(always)]
     pub(crate) fn inc8(&mut self, v: u8) -> u8 {
-        let r = v.wrapping_add(1);
-        let f = (self.reg[F] & FLAG_C)
-            | SZXY[r as usize]
-            | ((v ^ r) & FLAG_H)
-            | if v == 0x7F { FLAG_PV } else { 0 };
+        let f = (self.reg[F] & FLAG_C) | INC_FLAGS[v as usize];
         self.setf(f);
-        r
+        v.wrapping_add(1)
     }
     #[inline(always)]
     pub(crate) fn dec8(&mut self, v: u8) -> u8 {
-        let r = v.wrapping_sub(1);
-        let f = (self.reg[F] & FLAG_C)
-            | SZXY[r as usize]
-            | ((v ^ r) & FLAG_H)
-            | FLAG_N
-            | if v == 0x80 { FLAG_PV } else { 0 };
+        let f = (self.reg[F] & FLAG_C) | DEC_FLAGS[v as usize];
         self.setf(f);
-        r
+        v.wrapping_sub(1)
     }
 
     /// CB rotate/shift `op` (0..7) with flags.

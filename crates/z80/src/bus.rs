@@ -55,64 +55,108 @@ pub trait Bus {
     fn int_vector(&mut self) -> u8 {
         0xFF
     }
+    /// `true` if [`Bus::int_line`] cannot change during one
+    /// [`Z80::run_until`] or [`Z80::step`] call (no access of the CPU moves
+    /// it; only the host between calls). Then the run loop looks at the line
+    /// only when IFF1 or EI/DI/prefix state changes, not before every
+    /// instruction. By default `false`: the line is read before every
+    /// instruction while IFF1 is set.
+    const INT_LINE_STEADY: bool = false;
+}
+
+/// What a run keeps apart from the register file, so that the compiler can
+/// hold it in host registers (the register file stays in memory: the CB/ED
+/// decoders index it at run time).
+pub(crate) struct Hot {
+    /// T-state counter ([`Z80::tstates`] during the run).
+    pub(crate) t: u64,
+    /// The refresh counter ([`Z80::r`]'s low 7 bits; `Z80::rc` during the
+    /// run).
+    pub(crate) rc: u8,
+    /// `false` only when the next step can neither take an interrupt nor
+    /// have an EI/DI/prefix delay to end: IFF1 clear (or the line low on a
+    /// bus with [`Bus::INT_LINE_STEADY`]) and no `int_blocked`. `true` is
+    /// always safe (the step then checks as before); every write that sets
+    /// IFF1 or `int_blocked` sets it.
+    pub(crate) gate: bool,
+}
+
+impl Hot {
+    /// The run state of `cpu` at the start of a call (the gate open unless
+    /// IFF1 and `int_blocked` are both clear).
+    #[inline(always)]
+    pub(crate) fn of(cpu: &Z80) -> Hot {
+        Hot {
+            t: cpu.tstates,
+            rc: cpu.rc,
+            gate: cpu.int_blocked || cpu.iff1,
+        }
+    }
+    /// Back into `cpu` at the end of a call.
+    #[inline(always)]
+    pub(crate) fn store(self, cpu: &mut Z80) {
+        cpu.tstates = self.t;
+        cpu.rc = self.rc;
+    }
+    /// The next step must look at IFF1, `int_blocked` and the line.
+    #[inline(always)]
+    pub(crate) fn open_gate(&mut self) {
+        self.gate = true;
+    }
 }
 
 impl Z80 {
     #[inline(always)]
-    pub(crate) fn rd<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, a: u16) -> u8 {
-        *ts += T_MEM;
-        bus.read(a, ts)
+    pub(crate) fn rd<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, a: u16) -> u8 {
+        ts.t += T_MEM;
+        bus.read(a, &mut ts.t)
     }
     #[inline(always)]
-    pub(crate) fn wr<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, a: u16, v: u8) {
-        *ts += T_MEM;
-        bus.write(a, v, ts)
+    pub(crate) fn wr<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, a: u16, v: u8) {
+        ts.t += T_MEM;
+        bus.write(a, v, &mut ts.t)
     }
     #[inline(always)]
-    pub(crate) fn io_rd<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, port: u16) -> u8 {
-        *ts += T_IO;
-        bus.read_io(port, ts)
+    pub(crate) fn io_rd<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, port: u16) -> u8 {
+        ts.t += T_IO;
+        bus.read_io(port, &mut ts.t)
     }
     #[inline(always)]
-    pub(crate) fn io_wr<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, port: u16, v: u8) {
-        *ts += T_IO;
-        bus.write_io(port, v, ts)
+    pub(crate) fn io_wr<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, port: u16, v: u8) {
+        ts.t += T_IO;
+        bus.write_io(port, v, &mut ts.t)
     }
-    /// R increment (one per M1 cycle; the low 7 bits count, bit 7 stays).
+    /// M1: opcode fetch, R increment (one per M1 cycle; the low 7 bits
+    /// count, bit 7 stays).
     #[inline(always)]
-    pub(crate) fn inc_r(&mut self) {
-        self.rc = self.rc.wrapping_add(1);
-    }
-    /// M1: opcode fetch, R increment.
-    #[inline(always)]
-    pub(crate) fn fetch_op<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u8 {
+    pub(crate) fn fetch_op<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u8 {
         let pc = self.pc;
         self.pc = pc.wrapping_add(1);
-        self.inc_r();
-        *ts += T_M1;
-        bus.fetch(pc, ts)
+        ts.rc = ts.rc.wrapping_add(1);
+        ts.t += T_M1;
+        bus.fetch(pc, &mut ts.t)
     }
     #[inline(always)]
-    pub(crate) fn imm8<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u8 {
+    pub(crate) fn imm8<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u8 {
         let pc = self.pc;
         self.pc = pc.wrapping_add(1);
         self.rd(bus, ts, pc)
     }
     #[inline(always)]
-    pub(crate) fn imm16<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u16 {
+    pub(crate) fn imm16<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u16 {
         let lo = self.imm8(bus, ts) as u16;
         let hi = self.imm8(bus, ts) as u16;
         (hi << 8) | lo
     }
     #[inline(always)]
-    pub(crate) fn push<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, v: u16) {
+    pub(crate) fn push<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, v: u16) {
         self.sp = self.sp.wrapping_sub(1);
         self.wr(bus, ts, self.sp, (v >> 8) as u8);
         self.sp = self.sp.wrapping_sub(1);
         self.wr(bus, ts, self.sp, v as u8);
     }
     #[inline(always)]
-    pub(crate) fn pop<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u16 {
+    pub(crate) fn pop<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u16 {
         let lo = self.rd(bus, ts, self.sp) as u16;
         self.sp = self.sp.wrapping_add(1);
         let hi = self.rd(bus, ts, self.sp) as u16;

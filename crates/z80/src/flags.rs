@@ -27,6 +27,41 @@ const fn build_szxy(parity: bool) -> [u8; 256] {
     }
     t
 }
+/// Flags of `INC r` (all but C) by the operand: S/Z/X/Y of the result,
+/// H on a carry out of bit 3, P/V when 0x7F becomes 0x80 (Young, "8-bit
+/// arithmetic"); N clear.
+const fn build_incdec(dec: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let v = i as u8;
+        let r = if dec {
+            v.wrapping_sub(1)
+        } else {
+            v.wrapping_add(1)
+        };
+        let mut f = r & (FLAG_S | XY);
+        if r == 0 {
+            f |= FLAG_Z;
+        }
+        f |= (v ^ r) & FLAG_H;
+        if dec {
+            f |= FLAG_N;
+            if v == 0x80 {
+                f |= FLAG_PV;
+            }
+        } else if v == 0x7F {
+            f |= FLAG_PV;
+        }
+        t[i] = f;
+        i += 1;
+    }
+    t
+}
+/// Flags of `INC` by operand, C excluded (the instruction keeps it).
+pub(crate) const INC_FLAGS: [u8; 256] = build_incdec(false);
+/// Flags of `DEC` by operand, C excluded (the instruction keeps it).
+pub(crate) const DEC_FLAGS: [u8; 256] = build_incdec(true);
 /// S, Z, X, Y of a result.
 pub(crate) const SZXY: [u8; 256] = build_szxy(false);
 /// S, Z, X, Y and even parity of a result.
@@ -38,5 +73,26 @@ pub(crate) fn parity(v: u8) -> u8 {
         FLAG_PV
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tables against the flag formula of each bit.
+    #[test]
+    fn inc_dec_tables_match_the_formula() {
+        for v in 0..=255u8 {
+            let r = v.wrapping_add(1);
+            let f = SZXY[r as usize] | ((v ^ r) & FLAG_H) | if v == 0x7F { FLAG_PV } else { 0 };
+            assert_eq!(INC_FLAGS[v as usize], f, "inc {v:02X}");
+            let r = v.wrapping_sub(1);
+            let f = SZXY[r as usize]
+                | ((v ^ r) & FLAG_H)
+                | FLAG_N
+                | if v == 0x80 { FLAG_PV } else { 0 };
+            assert_eq!(DEC_FLAGS[v as usize], f, "dec {v:02X}");
+        }
     }
 }

@@ -19,7 +19,7 @@
 //! `OUT (C),0`, ED mirrors of `NEG`/`RETN`/`IM`.
 //!
 //! Modules: `bus` (the [`Bus`] trait, machine-cycle T-states, the CPU-side
-//! access helpers), `flags` (flag bits, S/Z/X/Y/P tables), `registers`
+//! access helpers, the run loop's `Hot` counters and interrupt gate), `flags` (flag bits, S/Z/X/Y/P tables), `registers`
 //! (register-file layout, register/condition/`(IX+d)` helpers), `alu`,
 //! `step` (interrupt acceptance, [`Z80::step`], [`Z80::run_until`] and its
 //! idle-loop pass, the DD/FD prefix chain) and `ops` (the opcode tables:

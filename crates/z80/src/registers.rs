@@ -1,6 +1,6 @@
 //! Register-file layout and register/condition/address helpers.
 
-use crate::bus::Bus;
+use crate::bus::{Bus, Hot};
 use crate::flags::*;
 use crate::Z80;
 
@@ -107,12 +107,12 @@ impl Z80 {
     /// shape: d read (3 T), 5 internal T-states (Young: `LD r,(IX+d)` is
     /// 4,4,3,5,3).
     #[inline(always)]
-    pub(crate) fn ea<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) -> u16 {
+    pub(crate) fn ea<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u16 {
         if P == 0 {
             self.hl()
         } else {
             let d = self.rd(bus, ts, self.pc) as i8;
-            *ts += 5;
+            ts.t += 5;
             self.pc = self.pc.wrapping_add(1);
             let a = self.xy::<P>().wrapping_add(d as u16);
             self.memptr = a;

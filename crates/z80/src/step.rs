@@ -1,25 +1,25 @@
 //! Stepping: interrupt acceptance, `step`/`run_until`, the idle-loop pass
 //! and the DD/FD prefix chain.
 
-use crate::bus::{Bus, T_INT_ACK, T_M1, T_MEM};
+use crate::bus::{Bus, Hot, T_INT_ACK, T_M1, T_MEM};
 use crate::Z80;
 
 impl Z80 {
     /// Accept the maskable interrupt (IFF1 set, /INT asserted).
     #[inline(always)]
-    pub(crate) fn interrupt<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+    pub(crate) fn interrupt<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
         self.q = 0;
         if self.halted {
             self.halted = false;
             self.pc = self.pc.wrapping_add(1);
         }
-        self.inc_r();
+        ts.rc = ts.rc.wrapping_add(1);
         self.iff1 = false;
         self.iff2 = false;
         // The acknowledge M1 cycle comes first, then the pushes (and in IM 2
         // the vector reads): Young, "Interrupts", and Zilog UM0080 figures
         // "Interrupt Request/Acknowledge Cycle" / "Mode 2 Interrupt".
-        *ts += T_INT_ACK;
+        ts.t += T_INT_ACK;
         let pc = self.pc;
         if self.im == 2 {
             let v = bus.int_vector();
@@ -41,35 +41,61 @@ impl Z80 {
     /// instruction (or one more prefix byte of a DD/FD chain).
     #[inline(always)]
     pub fn step<Bs: Bus>(&mut self, bus: &mut Bs) {
-        let mut ts = self.tstates;
-        self.step_t(bus, &mut ts);
-        self.tstates = ts;
+        let mut ts = Hot::of(self);
+        if !self.gated(bus, &mut ts) {
+            self.exec_next(bus, &mut ts);
+        }
+        ts.store(self);
     }
 
-    /// [`Z80::step`] with the T-state counter apart from the registers
-    /// (`ts`, in place of [`Z80::tstates`]): in `run_until` it is a local
-    /// of its own, which the compiler keeps in a host register even though
+    /// Fetch and execute the next instruction (the step's checks done).
+    /// `ts` holds the T-state counter, R's counter and the interrupt gate
+    /// apart from the registers (see [`Hot`]): in `run_until` it is a local
+    /// of its own, which the compiler keeps in host registers even though
     /// the rest of the register file stays in memory.
     #[inline(always)]
-    pub(crate) fn step_t<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
-        if self.int_blocked {
-            self.int_blocked = false;
-            if self.prefix != 0 {
-                self.step_pending_prefix(bus, ts);
-                return;
-            }
-        } else if self.iff1 && bus.int_line() {
-            self.interrupt(bus, ts);
-        }
+    pub(crate) fn exec_next<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
         let op = self.fetch_op(bus, ts);
         self.begin();
         self.exec_main::<0, Bs>(bus, ts, op);
     }
 
+    /// The start of a step behind an open gate: the end of an EI/DI or
+    /// prefix delay, or a pending interrupt to accept; the gate is set anew.
+    /// Returns whether it made the step itself (a pending prefix).
+    #[inline(always)]
+    pub(crate) fn gated<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> bool {
+        let pending;
+        (*ts, pending) = self.gate_checks(bus, Hot { ..*ts });
+        if pending {
+            self.step_pending_prefix(bus, ts);
+        }
+        pending
+    }
+
+    /// [`Z80::gated`] but the pending prefix step: out of line and by value,
+    /// so that the run loop's own path stays short and its counters stay in
+    /// host registers.
+    #[cold]
+    #[inline(never)]
+    fn gate_checks<Bs: Bus>(&mut self, bus: &mut Bs, mut ts: Hot) -> (Hot, bool) {
+        if self.int_blocked {
+            self.int_blocked = false;
+            if self.prefix != 0 {
+                ts.gate = self.int_possible(bus);
+                return (ts, true);
+            }
+        } else if self.iff1 && bus.int_line() {
+            self.interrupt(bus, &mut ts);
+        }
+        ts.gate = self.int_possible(bus);
+        (ts, false)
+    }
+
     /// The step after a DD/FD that was followed by another prefix: that
     /// prefix was fetched already.
     #[inline(always)]
-    pub(crate) fn step_pending_prefix<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+    pub(crate) fn step_pending_prefix<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
         let op = self.prefix;
         self.prefix = 0;
         self.begin();
@@ -83,11 +109,19 @@ impl Z80 {
         }
     }
 
+    /// With `int_blocked` clear: could a step take an interrupt before
+    /// IFF1 or `int_blocked` is written again? (On a bus whose line may
+    /// change during a run: whenever IFF1 is set.)
+    #[inline(always)]
+    fn int_possible<Bs: Bus>(&self, bus: &Bs) -> bool {
+        self.iff1 && (!Bs::INT_LINE_STEADY || bus.int_line())
+    }
+
     /// Run steps until the T-state counter reaches `until`. The registers
-    /// live in a local copy meanwhile, and the T-state counter in a local of
-    /// its own: the copy stays in memory (the CB/ED decoders index the
-    /// register file at run time, so LLVM cannot split it into scalars),
-    /// the counter in a host register.
+    /// live in a local copy meanwhile, and the T-state counter, R's counter
+    /// and the interrupt gate in a local of their own (`Hot`): the copy stays
+    /// in memory (the CB/ED decoders index the register file at run time, so
+    /// LLVM cannot split it into scalars), the counters in host registers.
     ///
     /// A CPU that starts the call idle (halted, or on `JR $` / `JP $`) with
     /// no interrupt to accept and code the bus lets it [`Bus::peek`] jumps
@@ -99,11 +133,15 @@ impl Z80 {
         if cpu.tstates < until {
             cpu.skip_idle(bus, until);
         }
-        let mut ts = cpu.tstates;
-        while ts < until {
-            cpu.step_t(bus, &mut ts);
+        let mut ts = Hot::of(&cpu);
+        while ts.t < until {
+            // Behind a shut gate (see `Hot::gate`) there is nothing to check.
+            if ts.gate && cpu.gated(bus, &mut ts) {
+                continue;
+            }
+            cpu.exec_next(bus, &mut ts);
         }
-        cpu.tstates = ts;
+        ts.store(&mut cpu);
         *self = cpu;
     }
 
@@ -165,7 +203,7 @@ impl Z80 {
 
     /// After a DD (P = 1) or FD (P = 2) prefix; `begin` has run.
     #[inline(always)]
-    pub(crate) fn prefixed<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+    pub(crate) fn prefixed<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
         let op = self.fetch_op(bus, ts);
         match op {
             // Another prefix: the first one acted as a 4 T no-op; no
@@ -174,6 +212,7 @@ impl Z80 {
             0xDD | 0xFD | 0xED => {
                 self.prefix = op;
                 self.int_blocked = true;
+                ts.open_gate();
                 self.q = self.last_q;
             }
             0xCB => self.exec_xycb::<P, Bs>(bus, ts),

@@ -1,19 +1,19 @@
 //! CB-prefixed and DDCB/FDCB-prefixed opcodes.
 
-use crate::bus::Bus;
+use crate::bus::{Bus, Hot};
 use crate::Z80;
 
 impl Z80 {
     /// CB-prefixed opcodes (the opcode fetch is a second M1 cycle).
     #[inline(always)]
-    pub(crate) fn exec_cb<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+    pub(crate) fn exec_cb<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
         let op = self.fetch_op(bus, ts);
         let y = (op >> 3) & 7;
         let z = op & 7;
         if z == 6 {
             let a = self.hl();
             let v = self.rd(bus, ts, a);
-            *ts += 1;
+            ts.t += 1;
             match op >> 6 {
                 0 => {
                     let r = self.rot(y, v);
@@ -36,17 +36,17 @@ impl Z80 {
 
     /// DDCB/FDCB: `DD CB d op`; d and op are plain reads, not M1 cycles.
     #[inline(always)]
-    pub(crate) fn exec_xycb<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+    pub(crate) fn exec_xycb<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
         let d = self.imm8(bus, ts) as i8;
         let a = self.xy::<P>().wrapping_add(d as u16);
         self.memptr = a;
         let op = self.rd(bus, ts, self.pc);
-        *ts += 2;
+        ts.t += 2;
         self.pc = self.pc.wrapping_add(1);
         let y = (op >> 3) & 7;
         let z = op & 7;
         let v = self.rd(bus, ts, a);
-        *ts += 1;
+        ts.t += 1;
         let r = match op >> 6 {
             0 => self.rot(y, v),
             1 => {

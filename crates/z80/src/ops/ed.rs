@@ -1,6 +1,6 @@
 //! ED-prefixed opcodes, the block instructions among them.
 
-use crate::bus::Bus;
+use crate::bus::{Bus, Hot};
 use crate::flags::*;
 use crate::registers::*;
 use crate::Z80;
@@ -9,17 +9,17 @@ impl Z80 {
     /// Repeat cycle of LDIR/LDDR/CPIR/CPDR: X/Y from PC high byte (Young,
     /// and the 2018 block-instruction research summarised there).
     #[inline(always)]
-    pub(crate) fn block_repeat_mem(&mut self, ts: &mut u64) {
+    pub(crate) fn block_repeat_mem(&mut self, ts: &mut Hot) {
         self.memptr = self.pc.wrapping_sub(1);
-        *ts += 5;
+        ts.t += 5;
         self.pc = self.pc.wrapping_sub(2);
         self.reg[F] = (self.reg[F] & !XY) | ((self.pc >> 8) as u8 & XY);
     }
 
     /// Repeat cycle of INIR/INDR/OTIR/OTDR: H, P/V, X, Y adjusted.
     #[inline(always)]
-    pub(crate) fn block_repeat_io(&mut self, ts: &mut u64, t: u8) {
-        *ts += 5;
+    pub(crate) fn block_repeat_io(&mut self, ts: &mut Hot, t: u8) {
+        ts.t += 5;
         self.pc = self.pc.wrapping_sub(2);
         let f = self.reg[F];
         let b = self.reg[B];
@@ -43,7 +43,7 @@ impl Z80 {
     pub(crate) fn ld_block<const INC: bool, const REPEAT: bool, Bs: Bus>(
         &mut self,
         bus: &mut Bs,
-        ts: &mut u64,
+        ts: &mut Hot,
     ) {
         let hl = self.hl();
         let de = self.de();
@@ -51,7 +51,7 @@ impl Z80 {
         let v = self.rd(bus, ts, hl);
         self.set_bc(bc);
         self.wr(bus, ts, de, v);
-        *ts += 2;
+        ts.t += 2;
         if INC {
             self.set_hl(hl.wrapping_add(1));
             self.set_de(de.wrapping_add(1));
@@ -71,7 +71,7 @@ impl Z80 {
     }
 
     #[inline(always)]
-    pub(crate) fn exec_ed<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, op: u8) {
+    pub(crate) fn exec_ed<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, op: u8) {
         let y = (op >> 3) & 7;
         let z = op & 7;
         let p = y >> 1;
@@ -98,7 +98,7 @@ impl Z80 {
                     self.io_wr(bus, ts, bc, v);
                 }
                 2 => {
-                    *ts += 7;
+                    ts.t += 7;
                     let hl = self.hl();
                     let v = self.rp::<0>(p);
                     let c = (self.reg[F] & FLAG_C) as u32;
@@ -147,6 +147,7 @@ impl Z80 {
                 5 => {
                     // RETN, RETI (and mirrors): IFF1 <- IFF2.
                     self.iff1 = self.iff2;
+                    ts.open_gate();
                     self.pc = self.pop(bus, ts);
                     self.memptr = self.pc;
                 }
@@ -159,16 +160,21 @@ impl Z80 {
                 }
                 _ => match y {
                     0 => {
-                        *ts += 1;
+                        ts.t += 1;
                         self.i = self.reg[A];
                     }
                     1 => {
-                        *ts += 1;
+                        ts.t += 1;
                         self.set_r(self.reg[A]);
+                        ts.rc = self.rc;
                     }
                     2 | 3 => {
-                        *ts += 1;
-                        let v = if y == 2 { self.i } else { self.r() };
+                        ts.t += 1;
+                        let v = if y == 2 {
+                            self.i
+                        } else {
+                            (self.r7 & 0x80) | (ts.rc & 0x7F)
+                        };
                         self.reg[A] = v;
                         let f = (self.reg[F] & FLAG_C)
                             | SZXY[v as usize]
@@ -185,7 +191,7 @@ impl Z80 {
                             ((acc & 0xF0) | (m >> 4), (m << 4) | (acc & 0x0F))
                         };
                         self.reg[A] = na;
-                        *ts += 4;
+                        ts.t += 4;
                         self.wr(bus, ts, hl, nm);
                         self.memptr = hl.wrapping_add(1);
                         let f = (self.reg[F] & FLAG_C) | SZPXY[na as usize];
@@ -203,7 +209,7 @@ impl Z80 {
                 let inc = y & 1 == 0;
                 let hl = self.hl();
                 let v = self.rd(bus, ts, hl);
-                *ts += 5;
+                ts.t += 5;
                 if inc {
                     self.set_hl(hl.wrapping_add(1));
                     self.memptr = self.memptr.wrapping_add(1);
@@ -232,7 +238,7 @@ impl Z80 {
             0xA2 | 0xAA | 0xB2 | 0xBA => {
                 // INI IND INIR INDR
                 let inc = y & 1 == 0;
-                *ts += 1;
+                ts.t += 1;
                 let bc = self.bc();
                 let v = self.io_rd(bus, ts, bc);
                 let hl = self.hl();
@@ -264,7 +270,7 @@ impl Z80 {
             0xA3 | 0xAB | 0xB3 | 0xBB => {
                 // OUTI OUTD OTIR OTDR
                 let inc = y & 1 == 0;
-                *ts += 1;
+                ts.t += 1;
                 let hl = self.hl();
                 let v = self.rd(bus, ts, hl);
                 let b = self.reg[B].wrapping_sub(1);

@@ -1,6 +1,6 @@
 //! Unprefixed and DD/FD-prefixed opcodes: one match arm per opcode.
 
-use crate::bus::Bus;
+use crate::bus::{Bus, Hot};
 use crate::flags::*;
 use crate::registers::*;
 use crate::Z80;
@@ -10,7 +10,7 @@ impl Z80 {
     /// opcode, so every opcode gets its own code with its register fields
     /// known at compile time.
     #[inline(always)]
-    pub(crate) fn exec_main<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64, op: u8) {
+    pub(crate) fn exec_main<const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, op: u8) {
         match op {
             0x00 => self.op::<0x00, P, Bs>(bus, ts),
             0x01 => self.op::<0x01, P, Bs>(bus, ts),
@@ -274,7 +274,7 @@ impl Z80 {
     /// Unprefixed opcodes, or DD/FD-prefixed ones (P = 1/2: HL becomes
     /// IX/IY, H/L become IXH/IXL or IYH/IYL, (HL) becomes (IX+d)/(IY+d)).
     #[inline(always)]
-    pub(crate) fn op<const OP: u8, const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut u64) {
+    pub(crate) fn op<const OP: u8, const P: u8, Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
         let op = OP;
         // Opcode fields, computed only in the arms that use them.
         macro_rules! y {
@@ -302,12 +302,12 @@ impl Z80 {
                 self.alt[F] = f;
             }
             0x10 => {
-                *ts += 1;
+                ts.t += 1;
                 let d = self.rd(bus, ts, self.pc) as i8;
                 let b = self.reg[B].wrapping_sub(1);
                 self.reg[B] = b;
                 if b != 0 {
-                    *ts += 5;
+                    ts.t += 5;
                     self.pc = self.pc.wrapping_add(d as u16);
                     self.memptr = self.pc.wrapping_add(1);
                 }
@@ -315,14 +315,14 @@ impl Z80 {
             }
             0x18 => {
                 let d = self.rd(bus, ts, self.pc) as i8;
-                *ts += 5;
+                ts.t += 5;
                 self.pc = self.pc.wrapping_add(d as u16).wrapping_add(1);
                 self.memptr = self.pc;
             }
             0x20 | 0x28 | 0x30 | 0x38 => {
                 let d = self.rd(bus, ts, self.pc) as i8;
                 if self.cond(y!() - 4) {
-                    *ts += 5;
+                    ts.t += 5;
                     self.pc = self.pc.wrapping_add(d as u16);
                     self.memptr = self.pc.wrapping_add(1);
                 }
@@ -333,7 +333,7 @@ impl Z80 {
                 self.set_rp::<P>(p!(), v);
             }
             0x09 | 0x19 | 0x29 | 0x39 => {
-                *ts += 7;
+                ts.t += 7;
                 let acc = self.xy::<P>();
                 self.memptr = acc.wrapping_add(1);
                 let v = self.rp::<P>(p!());
@@ -385,19 +385,19 @@ impl Z80 {
                 self.memptr = a.wrapping_add(1);
             }
             0x03 | 0x13 | 0x23 | 0x33 => {
-                *ts += 2;
+                ts.t += 2;
                 let v = self.rp::<P>(p!()).wrapping_add(1);
                 self.set_rp::<P>(p!(), v);
             }
             0x0B | 0x1B | 0x2B | 0x3B => {
-                *ts += 2;
+                ts.t += 2;
                 let v = self.rp::<P>(p!()).wrapping_sub(1);
                 self.set_rp::<P>(p!(), v);
             }
             0x34 | 0x35 => {
                 let a = self.ea::<P, Bs>(bus, ts);
                 let v = self.rd(bus, ts, a);
-                *ts += 1;
+                ts.t += 1;
                 let r = if op == 0x34 {
                     self.inc8(v)
                 } else {
@@ -425,7 +425,7 @@ impl Z80 {
                     let a = self.xy::<P>().wrapping_add(d as u16);
                     self.memptr = a;
                     let n = self.rd(bus, ts, self.pc);
-                    *ts += 2;
+                    ts.t += 2;
                     self.pc = self.pc.wrapping_add(1);
                     self.wr(bus, ts, a, n);
                 }
@@ -518,7 +518,7 @@ impl Z80 {
                 self.alu(y!(), v);
             }
             0xC0 | 0xC8 | 0xD0 | 0xD8 | 0xE0 | 0xE8 | 0xF0 | 0xF8 => {
-                *ts += 1;
+                ts.t += 1;
                 if self.cond(y!()) {
                     self.pc = self.pop(bus, ts);
                     self.memptr = self.pc;
@@ -543,7 +543,7 @@ impl Z80 {
             }
             0xE9 => self.pc = self.xy::<P>(),
             0xF9 => {
-                *ts += 2;
+                ts.t += 2;
                 self.sp = self.xy::<P>();
             }
             0xC2 | 0xCA | 0xD2 | 0xDA | 0xE2 | 0xEA | 0xF2 | 0xFA => {
@@ -575,11 +575,11 @@ impl Z80 {
                 let a = self.sp;
                 let lo = self.rd(bus, ts, a) as u16;
                 let hi = self.rd(bus, ts, a.wrapping_add(1)) as u16;
-                *ts += 1;
+                ts.t += 1;
                 let v = self.xy::<P>();
                 self.wr(bus, ts, a.wrapping_add(1), (v >> 8) as u8);
                 self.wr(bus, ts, a, v as u8);
-                *ts += 2;
+                ts.t += 2;
                 let n = (hi << 8) | lo;
                 self.set_xy::<P>(n);
                 self.memptr = n;
@@ -591,11 +591,13 @@ impl Z80 {
             }
             0xF3 => {
                 self.int_blocked = true;
+                ts.open_gate();
                 self.iff1 = false;
                 self.iff2 = false;
             }
             0xFB => {
                 self.int_blocked = true;
+                ts.open_gate();
                 self.iff1 = true;
                 self.iff2 = true;
             }
@@ -605,7 +607,7 @@ impl Z80 {
                 let a = (hi << 8) | lo;
                 self.memptr = a;
                 if self.cond(y!()) {
-                    *ts += 1;
+                    ts.t += 1;
                     self.pc = self.pc.wrapping_add(1);
                     self.push(bus, ts, self.pc);
                     self.pc = a;
@@ -614,7 +616,7 @@ impl Z80 {
                 }
             }
             0xC5 | 0xD5 | 0xE5 | 0xF5 => {
-                *ts += 1;
+                ts.t += 1;
                 let v = if p!() == 3 {
                     self.af()
                 } else {
@@ -626,7 +628,7 @@ impl Z80 {
                 let lo = self.imm8(bus, ts) as u16;
                 let hi = self.rd(bus, ts, self.pc) as u16;
                 let a = (hi << 8) | lo;
-                *ts += 1;
+                ts.t += 1;
                 self.pc = self.pc.wrapping_add(1);
                 self.push(bus, ts, self.pc);
                 self.pc = a;
@@ -637,7 +639,7 @@ impl Z80 {
                 self.alu(y!(), n);
             }
             0xC7 | 0xCF | 0xD7 | 0xDF | 0xE7 | 0xEF | 0xF7 | 0xFF => {
-                *ts += 1;
+                ts.t += 1;
                 self.push(bus, ts, self.pc);
                 self.pc = (y!() as u16) * 8;
                 self.memptr = self.pc;
