@@ -12,7 +12,7 @@ use retroprof_z80::{Bus, Z80};
 
 use crate::cart::Cart;
 pub use crate::reference::ReferenceRules;
-use crate::timing::{z80_bank_m68k_stall_mclk, Z80_BANK_WAIT_TSTATES, Z80_DIVIDER};
+use crate::timing::{z80_bank_m68k_stall_mclk, M68K_DIVIDER, Z80_BANK_WAIT_TSTATES, Z80_DIVIDER};
 use crate::ym2612::Ym2612;
 
 pub struct Z80Sys {
@@ -270,12 +270,12 @@ impl Z80Ctx<'_> {
         self.start + t * Z80_DIVIDER
     }
 
-    /// `self.now(t) % 7` without the multiplication: a Z80 clock is 15 mclk,
-    /// 1 modulo 7, so every T-state moves the phase by one.
+    /// `self.now(t) % M68K_DIVIDER` without the multiplication: a Z80 clock
+    /// is 15 mclk, 1 modulo 7, so every T-state moves the phase by one.
     #[inline(always)]
     fn phase7(&self, t: u64) -> usize {
-        const _: () = assert!(Z80_DIVIDER % 7 == 1);
-        ((self.start + t) % 7) as usize
+        const _: () = assert!(Z80_DIVIDER % M68K_DIVIDER == 1);
+        ((self.start + t) % M68K_DIVIDER) as usize
     }
 
     fn m68k_addr(&self, addr: u16) -> u32 {
