@@ -333,7 +333,7 @@ fn heap_nul_flood_is_bounded_and_named() {
     let d = tmp("nul");
     let log = d.join("nul.log");
     let mut data = b"alloc 4 0x10 0x20\n".to_vec();
-    data.extend(std::iter::repeat(0u8).take(4 << 20));
+    data.extend(std::iter::repeat_n(0u8, 4 << 20));
     data.extend_from_slice(b"\nfree 0x10 0x30\n");
     fs::write(&log, &data).unwrap();
     let json = d.join("r.json");

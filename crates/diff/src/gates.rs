@@ -63,7 +63,7 @@ pub fn check(d: &Diff, g: &Gates) -> Vec<String> {
             .functions
             .iter()
             .filter(|f| !f.idle && f.self_cycles.delta > floor)
-            .filter(|f| f.self_cycles.change_pct.map_or(true, |c| c > pct))
+            .filter(|f| f.self_cycles.change_pct.is_none_or(|c| c > pct))
             .map(|f| {
                 let how = match f.self_cycles.change_pct {
                     Some(c) => format!("+{c:.2}%"),

@@ -554,13 +554,13 @@ fn files_through_read_report() {
         }),
         ("blanks.json", {
             let mut v = base.clone();
-            v.splice(1..1, std::iter::repeat(b' ').take(big));
+            v.splice(1..1, std::iter::repeat_n(b' ', big));
             v
         }),
         ("bigstring-cut.json", {
             let mut v = base[..20].to_vec();
             v.push(b'"');
-            v.extend(std::iter::repeat(b'y').take(big));
+            v.extend(std::iter::repeat_n(b'y', big));
             v
         }),
     ] {

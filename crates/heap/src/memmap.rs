@@ -354,9 +354,9 @@ fn hex_addr(a: u64) -> String {
 }
 
 fn size_text(b: u64) -> String {
-    if b >= 1 << 20 && b % (1 << 20) == 0 {
+    if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
         format!("{} MB", b >> 20)
-    } else if b >= 1 << 10 && b % (1 << 10) == 0 {
+    } else if b >= 1 << 10 && b.is_multiple_of(1 << 10) {
         format!("{} KB", b >> 10)
     } else {
         format!("{b} B")
@@ -538,7 +538,7 @@ pub fn render(a: &Analysis, blocks: &[LiveBlock], o: &MapOptions) -> Image {
         let flush = |r: (u32, u64, u64), best: &mut Vec<Option<(u64, u64)>>| {
             let (s, lo, hi) = r;
             let e = &mut best[s as usize];
-            if e.map_or(true, |(_, bytes)| hi - lo > bytes) {
+            if e.is_none_or(|(_, bytes)| hi - lo > bytes) {
                 *e = Some((lo, hi - lo));
             }
         };

@@ -363,7 +363,7 @@ mod tests {
     fn over_long_lines_are_bounded() {
         for long in [MAX_LINE + 1, CHUNK + 7, 3 * CHUNK] {
             let mut text = b"alloc 4 0x10 0x20\n".to_vec();
-            text.extend(std::iter::repeat(0u8).take(long));
+            text.extend(std::iter::repeat_n(0u8, long));
             text.extend_from_slice(b"\nfree 0x10 0x30\n");
             let mut r = LogReader::from_reader(Box::new(io::Cursor::new(text)), "nul").unwrap();
             assert_eq!(r.next_line().unwrap().unwrap().0, 1);

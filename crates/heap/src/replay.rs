@@ -568,7 +568,7 @@ impl Replay {
             1u64 << self.opts.address_bits
         };
         let end = ptr.checked_add(size.max(1));
-        if size > self.opts.max_size || end.map_or(true, |e| e > limit) {
+        if size > self.opts.max_size || end.is_none_or(|e| e > limit) {
             let detail = if size > self.opts.max_size {
                 format!(
                     "{size} bytes is above the limit of {} bytes",

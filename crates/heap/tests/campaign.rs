@@ -45,7 +45,7 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
             let at = rng.below(v.len() as u64 + 1) as usize;
             let n = [100, 70_000, 300_000][rng.below(3) as usize];
             let fill = if rng.below(2) == 0 { 0u8 } else { b'x' };
-            v.splice(at..at, std::iter::repeat(fill).take(n));
+            v.splice(at..at, std::iter::repeat_n(fill, n));
         }
         3 => {
             // Huge numbers.

@@ -193,7 +193,7 @@ pub fn column(name: &str) -> Option<&'static FrameColumn> {
 pub fn csv_columns(r: &Report) -> impl Iterator<Item = &'static FrameColumn> + '_ {
     FRAME_COLUMNS
         .iter()
-        .filter(move |c| c.present.map_or(true, |p| p(r)))
+        .filter(move |c| c.present.is_none_or(|p| p(r)))
 }
 
 /// Quote a CSV field when it needs it (RFC 4180).

@@ -287,7 +287,7 @@ pub fn validate_call_targets(syms: &Symbols, rom: &[u8]) -> Vec<String> {
     while i + 6 <= rom.len() {
         if rom[i] == 0x4E && rom[i + 1] == 0xB9 {
             let t = u32::from_be_bytes([rom[i + 2], rom[i + 3], rom[i + 4], rom[i + 5]]) as u64;
-            if t >= 0x200 && t % 2 == 0 && (t as usize) < rom.len() {
+            if t >= 0x200 && t.is_multiple_of(2) && (t as usize) < rom.len() {
                 targets.push(t);
             }
         }

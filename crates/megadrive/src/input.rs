@@ -168,7 +168,7 @@ impl InputScript {
     pub fn buttons_at(&self, frame: u64) -> Buttons {
         let mut b = Buttons::NONE;
         for s in &self.spans {
-            if frame >= s.from && s.to.map_or(true, |t| frame <= t) {
+            if frame >= s.from && s.to.is_none_or(|t| frame <= t) {
                 b |= s.buttons;
             }
         }

@@ -184,7 +184,7 @@ impl Rom {
                 max: MAX_ROM_BYTES,
             });
         }
-        if len % 2 != 0 {
+        if !len.is_multiple_of(2) {
             return Err(RomError::OddSize { path: p(), len });
         }
         let console = &data[0x100..0x110];

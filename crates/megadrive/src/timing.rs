@@ -397,7 +397,7 @@ mod tests {
         let calls = 4348u64;
         let mut instr = Vec::new();
         instr.push(8u64); // move.w #500,d0
-        instr.extend(std::iter::repeat(10u64).take(500)); // dbra taken
+        instr.extend(std::iter::repeat_n(10u64, 500)); // dbra taken
         instr.push(14); // dbra not taken
         instr.push(16); // rts
         let start = now;

@@ -193,7 +193,7 @@ fn mutated_pad_scripts_keep_the_range_rules() {
                 assert_eq!(entries.len(), spans.len(), "case {case}: {spec:?}");
                 for (s, entry) in spans.iter().zip(&entries) {
                     assert!(
-                        s.to.map_or(true, |t| t >= s.from),
+                        s.to.is_none_or(|t| t >= s.from),
                         "case {case}: {spec:?} {s:?}"
                     );
                     assert_eq!(s.buttons.0 & !0x0FFF, 0, "case {case}: {spec:?}");

@@ -439,7 +439,7 @@ fn knowncosts_dma_bytes_per_frame_equal_the_queue() {
         .collect();
     let mut want_d = Vec::new();
     for &s in &steps {
-        want_d.extend(std::iter::repeat(s).take(step_frames));
+        want_d.extend(std::iter::repeat_n(s, step_frames));
     }
     assert_eq!(phase_d, want_d, "phase D per-frame DMA bytes");
     // VBlank / active display split, per queued size: frames, least and

@@ -68,7 +68,7 @@ fn mutate(rng: &mut Rng, base: &[u8]) -> Vec<u8> {
             let n = [80, 70_000, 1 << 20][rng.below(3) as usize];
             v.splice(
                 at..at,
-                std::iter::repeat(if rng.below(2) == 0 { 0 } else { b'7' }).take(n),
+                std::iter::repeat_n(if rng.below(2) == 0 { 0 } else { b'7' }, n),
             );
         }
         3 => {
@@ -226,7 +226,7 @@ fn attribution(map: &maps::MapFile, probes: &[u64]) -> Vec<Option<u64>> {
         .map(|&a| {
             p.functions
                 .iter()
-                .find(|f| f.addr <= a && f.end.map_or(true, |e| a < e))
+                .find(|f| f.addr <= a && f.end.is_none_or(|e| a < e))
                 .map(|f| f.addr)
         })
         .collect()

@@ -19,7 +19,7 @@ const fn build_szxy(parity: bool) -> [u8; 256] {
         if v == 0 {
             f |= FLAG_Z;
         }
-        if parity && v.count_ones() % 2 == 0 {
+        if parity && v.count_ones().is_multiple_of(2) {
             f |= FLAG_PV;
         }
         t[i] = f;

@@ -100,7 +100,7 @@ fn program(seed: u64) -> Vec<u8> {
     let mut r = Rng(seed | 1);
     let mut mem = Vec::with_capacity(0x10000);
     while mem.len() < 0x10000 {
-        if r.next() % 4 == 0 {
+        if r.next().is_multiple_of(4) {
             mem.push(r.next() as u8);
         } else {
             mem.extend_from_slice(PIECES[(r.next() % PIECES.len() as u64) as usize]);
@@ -151,7 +151,7 @@ fn steady_line_gate_matches_reading_the_line_every_instruction() {
         let mut open = 0;
         for call in 0..4000 {
             until += 1 + r.next() % 300;
-            let int = r.next() % 3 == 0;
+            let int = r.next().is_multiple_of(3);
             steady.1.int = int;
             plain.1.int = int;
             stepped.1.int = int;

@@ -139,7 +139,7 @@ pub mod ui {
         match when {
             ColorWhen::Always => true,
             ColorWhen::Never => false,
-            ColorWhen::Auto => terminal && no_color.map_or(true, |v| v.is_empty()),
+            ColorWhen::Auto => terminal && no_color.is_none_or(|v| v.is_empty()),
         }
     }
 

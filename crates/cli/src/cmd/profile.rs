@@ -314,7 +314,7 @@ impl Progress {
     }
 
     fn update(&mut self, done: u64, total: u64) {
-        if !self.on || done % 20 != 0 || self.start.elapsed().as_millis() < 500 {
+        if !self.on || !done.is_multiple_of(20) || self.start.elapsed().as_millis() < 500 {
             return;
         }
         let width = 40u64;

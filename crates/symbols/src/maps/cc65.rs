@@ -246,9 +246,8 @@ pub(super) fn parse_dbg(file: &str, text: &str) -> Result<MapFile, MapError> {
                 continue;
             }
         }
-        if !f
-            .get("seg")
-            .is_some_and(|v| num(v).and_then(|s| segs.get(&s)).is_some())
+        if f.get("seg")
+            .is_none_or(|v| num(v).and_then(|s| segs.get(&s)).is_none())
         {
             // A label in no segment, or in one the file does not list.
             unparsed.add_after(lineno, &format!("sym {name}"), None);

@@ -241,7 +241,7 @@ pub(super) fn parse(file: &str, text: &str, format: MapFormat) -> Result<MapFile
             }
             State::Lines => {
                 // `    12 0000:0010    13 0000:0015 ...`
-                if toks.len() % 2 != 0 || parse_seg_off(toks[1]).is_none() {
+                if !toks.len().is_multiple_of(2) || parse_seg_off(toks[1]).is_none() {
                     state = State::None;
                     continue;
                 }
