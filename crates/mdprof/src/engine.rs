@@ -930,9 +930,9 @@ impl MdObserver for Profiler {
 
     /// The hot path: one look-up of the address's cell (its attribution
     /// id and its add, [`crate::pccost`]), one compare of the id with the
-    /// function running (a change is the cold [`Profiler::switch`]), one
+    /// function running (a change is the cold `Profiler::switch`), one
     /// add into `acc` (the running function's time since the last switch,
-    /// charged to it and to its call-tree leaf by [`Profiler::flush_acc`]),
+    /// charged to it and to its call-tree leaf by `Profiler::flush_acc`),
     /// the cost parts (folded away when the adapter passes zeros) and one
     /// test for a pending call or return.
     #[inline(always)]

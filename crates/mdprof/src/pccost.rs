@@ -1,5 +1,5 @@
 //! Costs per instruction address: the dense table of the profiler's hot
-//! path. One [`Cell`] per 2-byte address of ROM and of work RAM holds the
+//! path. One `Cell` per 2-byte address of ROM and of work RAM holds the
 //! address's attribution id (a copy of [`Attribution::id`]'s table) beside
 //! its master clocks, so [`crate::engine::Profiler`]'s per-instruction work
 //! is one look-up of one cell: its id to compare with the function running,
