@@ -7,56 +7,16 @@
 //! be equal, and so must every bus access outside the idle instruction's own
 //! bytes, with its T-state.
 
-use retroprof_z80::{Bus, Z80};
+use super::bus::{Access, LogBus};
+use retroprof_z80::Z80;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Access {
-    Fetch(u16, u64),
-    Read(u16, u64),
-    Write(u16, u8, u64),
-}
-
-struct LogBus {
-    mem: Vec<u8>,
-    peekable: bool,
-    int: bool,
-    log: Vec<Access>,
-}
-
-impl LogBus {
-    fn new(prog: &[(u16, &[u8])], peekable: bool) -> LogBus {
-        let mut mem = vec![0u8; 0x10000];
-        for (at, bytes) in prog {
-            mem[*at as usize..*at as usize + bytes.len()].copy_from_slice(bytes);
-        }
-        LogBus {
-            mem,
-            peekable,
-            int: false,
-            log: Vec::new(),
-        }
+/// The bus (not steady) with `prog`'s pieces placed in zeroed memory.
+fn bus(prog: &[(u16, &[u8])], peekable: bool) -> LogBus<false> {
+    let mut mem = vec![0u8; 0x10000];
+    for (at, bytes) in prog {
+        mem[*at as usize..*at as usize + bytes.len()].copy_from_slice(bytes);
     }
-}
-
-impl Bus for LogBus {
-    fn read(&mut self, addr: u16, t: &mut u64) -> u8 {
-        self.log.push(Access::Read(addr, *t));
-        self.mem[addr as usize]
-    }
-    fn fetch(&mut self, addr: u16, t: &mut u64) -> u8 {
-        self.log.push(Access::Fetch(addr, *t));
-        self.mem[addr as usize]
-    }
-    fn write(&mut self, addr: u16, value: u8, t: &mut u64) {
-        self.log.push(Access::Write(addr, value, *t));
-        self.mem[addr as usize] = value;
-    }
-    fn int_line(&self) -> bool {
-        self.int
-    }
-    fn peek(&self, addr: u16) -> Option<u8> {
-        self.peekable.then(|| self.mem[addr as usize])
-    }
+    LogBus::new(mem, peekable)
 }
 
 /// Call lengths (T-states) from a small xorshift, 1..=max.
@@ -82,8 +42,8 @@ fn both_ways(
     int_calls: impl Fn(usize) -> bool,
     idle: std::ops::Range<u16>,
 ) -> (usize, usize) {
-    let mut fast = (Z80::new(), LogBus::new(prog, true));
-    let mut slow = (Z80::new(), LogBus::new(prog, false));
+    let mut fast = (Z80::new(), bus(prog, true));
+    let mut slow = (Z80::new(), bus(prog, false));
     let mut until = 0;
     for (i, len) in calls.iter().enumerate() {
         until += len;
@@ -97,6 +57,7 @@ fn both_ways(
     }
     let addr = |a: &Access| match *a {
         Access::Fetch(x, _) | Access::Read(x, _) | Access::Write(x, _, _) => x,
+        Access::IoRead(p, _) | Access::IoWrite(p, _, _) => p,
     };
     let outside = |log: &[Access]| -> Vec<Access> {
         log.iter()
@@ -207,7 +168,7 @@ fn jr_self_right_after_a_flag_write() {
 fn no_peek_means_every_access() {
     // The default `peek` (None) keeps the old behaviour: every HALT pass
     // is fetched.
-    let mut bus = LogBus::new(&[(0, &[0xF3, 0x76][..])], false);
+    let mut bus = bus(&[(0, &[0xF3, 0x76][..])], false);
     let mut z = Z80::new();
     z.run_until(&mut bus, 4 * 101);
     // di, then 100 HALT fetches.

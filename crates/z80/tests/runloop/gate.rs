@@ -9,54 +9,8 @@
 //! T-states) and memory must be equal, and so must every bus access with its
 //! T-state.
 
-use retroprof_z80::{Bus, Z80};
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Access {
-    Fetch(u16, u64),
-    Read(u16, u64),
-    Write(u16, u8, u64),
-    IoRead(u16, u64),
-    IoWrite(u16, u8, u64),
-}
-
-struct LogBus<const STEADY: bool> {
-    mem: Vec<u8>,
-    int: bool,
-    log: Vec<Access>,
-    /// IM 2 acknowledges (interrupts taken in mode 2).
-    acks: u32,
-}
-
-impl<const STEADY: bool> Bus for LogBus<STEADY> {
-    fn read(&mut self, addr: u16, t: &mut u64) -> u8 {
-        self.log.push(Access::Read(addr, *t));
-        self.mem[addr as usize]
-    }
-    fn fetch(&mut self, addr: u16, t: &mut u64) -> u8 {
-        self.log.push(Access::Fetch(addr, *t));
-        self.mem[addr as usize]
-    }
-    fn write(&mut self, addr: u16, value: u8, t: &mut u64) {
-        self.log.push(Access::Write(addr, value, *t));
-        self.mem[addr as usize] = value;
-    }
-    fn read_io(&mut self, port: u16, t: &mut u64) -> u8 {
-        self.log.push(Access::IoRead(port, *t));
-        port as u8
-    }
-    fn write_io(&mut self, port: u16, value: u8, t: &mut u64) {
-        self.log.push(Access::IoWrite(port, value, *t));
-    }
-    fn int_line(&self) -> bool {
-        self.int
-    }
-    fn int_vector(&mut self) -> u8 {
-        self.acks += 1;
-        0x40
-    }
-    const INT_LINE_STEADY: bool = STEADY;
-}
+use super::bus::LogBus;
+use retroprof_z80::Z80;
 
 struct Rng(u64);
 impl Rng {
@@ -114,33 +68,9 @@ fn program(seed: u64) -> Vec<u8> {
 fn steady_line_gate_matches_reading_the_line_every_instruction() {
     for seed in [1u64, 5, 23, 77, 1234, 99_999] {
         let mem = program(seed);
-        let mut steady = (
-            Z80::new(),
-            LogBus::<true> {
-                mem: mem.clone(),
-                int: false,
-                log: Vec::new(),
-                acks: 0,
-            },
-        );
-        let mut plain = (
-            Z80::new(),
-            LogBus::<false> {
-                mem: mem.clone(),
-                int: false,
-                log: Vec::new(),
-                acks: 0,
-            },
-        );
-        let mut stepped = (
-            Z80::new(),
-            LogBus::<true> {
-                mem,
-                int: false,
-                log: Vec::new(),
-                acks: 0,
-            },
-        );
+        let mut steady = (Z80::new(), LogBus::<true>::new(mem.clone(), false));
+        let mut plain = (Z80::new(), LogBus::<false>::new(mem.clone(), false));
+        let mut stepped = (Z80::new(), LogBus::<true>::new(mem, false));
         for z in [&mut steady.0, &mut plain.0, &mut stepped.0] {
             z.sp = 0x8000;
             z.im = 1;
