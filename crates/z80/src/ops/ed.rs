@@ -38,6 +38,23 @@ impl Z80 {
         self.setf(f);
     }
 
+    /// The flags after INI/IND/OUTI/OUTD (and their repeats) moved `v` with
+    /// B now `b`; `n` is the byte added to `v` for the carry (C+-1 for the
+    /// inputs, L after the move for the outputs). A repeating form with B
+    /// not zero goes on to its repeat cycle.
+    #[inline(always)]
+    fn block_io_end(&mut self, ts: &mut Hot, repeat: bool, b: u8, v: u8, n: u8) {
+        let k = n as u16 + v as u16;
+        let f = SZXY[b as usize]
+            | ((v >> 6) & FLAG_N)
+            | if k > 0xFF { FLAG_C | FLAG_H } else { 0 }
+            | parity((k as u8 & 7) ^ b);
+        self.setf(f);
+        if repeat && b != 0 {
+            self.block_repeat_io(ts, v.wrapping_add(n));
+        }
+    }
+
     /// LDI, LDD, LDIR, LDDR.
     #[inline(always)]
     pub(crate) fn ld_block<const INC: bool, const REPEAT: bool, Bs: Bus>(
@@ -257,15 +274,7 @@ impl Z80 {
                 } else {
                     self.reg[C].wrapping_sub(1)
                 };
-                let k = c as u16 + v as u16;
-                let f = SZXY[b as usize]
-                    | ((v >> 6) & FLAG_N)
-                    | if k > 0xFF { FLAG_C | FLAG_H } else { 0 }
-                    | parity((k as u8 & 7) ^ b);
-                self.setf(f);
-                if y >= 6 && b != 0 {
-                    self.block_repeat_io(ts, v.wrapping_add(c));
-                }
+                self.block_io_end(ts, y >= 6, b, v, c);
             }
             0xA3 | 0xAB | 0xB3 | 0xBB => {
                 // OUTI OUTD OTIR OTDR
@@ -285,15 +294,7 @@ impl Z80 {
                 let bc = self.bc();
                 self.io_wr(bus, ts, bc, v);
                 let l = self.reg[L];
-                let k = l as u16 + v as u16;
-                let f = SZXY[b as usize]
-                    | ((v >> 6) & FLAG_N)
-                    | if k > 0xFF { FLAG_C | FLAG_H } else { 0 }
-                    | parity((k as u8 & 7) ^ b);
-                self.setf(f);
-                if y >= 6 && b != 0 {
-                    self.block_repeat_io(ts, v.wrapping_add(l));
-                }
+                self.block_io_end(ts, y >= 6, b, v, l);
             }
             // Everything else is an 8 T no-op (Young, "ED prefix").
             _ => {}
