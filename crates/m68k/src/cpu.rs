@@ -238,13 +238,9 @@ impl Cpu {
         self.nmi_pending = false;
         self.attention = true;
         let mut host = WithObserver { bus, obs: &mut () };
-        let mut cx = Ctx {
-            c: self,
-            b: &mut host,
-            win: &[],
-            win_base: 0,
-        };
+        let mut cx = Ctx::new(self, &mut host, &[], 0);
         cx.reset_exception();
+        cx.done(self);
     }
 
     /// Execute exactly one instruction (or one exception entry / interrupt,
@@ -268,14 +264,10 @@ impl Cpu {
         let start = self.cycles;
         // One step fetches exactly: no window (asking for it per step would
         // cost more than it saves).
-        let mut cx = Ctx {
-            c: self,
-            b: host,
-            win: &[],
-            win_base: 0,
-        };
+        let mut cx = Ctx::new(self, host, &[], 0);
         cx.step(u64::MAX);
-        (cx.c.cycles - start) as u32
+        cx.done(self);
+        (self.cycles - start) as u32
     }
 
     /// Run instructions until `cycles() >= target` at an instruction
@@ -295,16 +287,11 @@ impl Cpu {
     pub fn run_on<H: Bus + Observer>(&mut self, host: &mut H, target: u64) -> Stop {
         let window = host.fetch_window();
         let (win, win_base) = crate::core::usable_window(&window);
-        let mut cx = Ctx {
-            c: self,
-            b: host,
-            win,
-            win_base,
-        };
+        let mut cx = Ctx::new(self, host, win, win_base);
         while cx.c.cycles < target {
             if cx.c.attention {
                 if cx.c.halted {
-                    return Stop::Halted;
+                    break;
                 }
                 if cx.attend(target) {
                     continue;
@@ -316,7 +303,8 @@ impl Cpu {
             }
             cx.instruction::<false>();
         }
-        if cx.c.halted {
+        cx.done(self);
+        if self.halted {
             Stop::Halted
         } else {
             Stop::Target
