@@ -366,6 +366,16 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             self.c.cycles += 4;
             return Ok(w);
         }
+        self.read_prog_bus(addr, fc)
+    }
+
+    /// A program fetch outside the fetch window (work-RAM code, the
+    /// cartridge's banked or SRAM area, an odd address): the whole bus
+    /// read, out of line, so that each handler's fetches stay small (with
+    /// the bus's whole `read_word` inlined at every fetch, the handlers
+    /// were several KB each and saved six registers).
+    #[inline(never)]
+    fn read_prog_bus(&mut self, addr: u32, fc: FunctionCode) -> R<u16> {
         self.rw_fc(addr, fc)
     }
 

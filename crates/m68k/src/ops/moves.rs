@@ -141,6 +141,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.prefetch()
     }
 
+    #[inline(always)]
     pub(crate) fn op_moveq(&mut self, op: u16) -> R<()> {
         let v = op as u8 as i8 as i32 as u32;
         self.set_logic::<4>(v);
@@ -283,6 +284,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         Ok(())
     }
 
+    #[inline(always)]
     pub(crate) fn op_exg(&mut self, op: u16) -> R<()> {
         let rx = ((op >> 9) & 7) as usize;
         let ry = (op & 7) as usize;
@@ -296,6 +298,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         Ok(())
     }
 
+    #[inline(always)]
     pub(crate) fn op_swap(&mut self, op: u16) -> R<()> {
         let r = (op & 7) as usize;
         let v = self.c.d[r].rotate_left(16);
@@ -304,6 +307,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.prefetch()
     }
 
+    #[inline(always)]
     pub(crate) fn op_ext(&mut self, op: u16, long: bool) -> R<()> {
         let r = (op & 7) as usize;
         if long {
