@@ -391,8 +391,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
         let op = self.c.ird;
         self.c.cur_op = op;
-        // A u16 index into a 65536-entry array: no bounds check.
-        let d = self.c.table[op as usize];
+        // A u16 index into a 65536-entry array: no bounds check. By
+        // reference: each arm of the dispatch loads the fields it uses
+        // (a copy made the compiler unpack all four bytes before the jump).
+        let table: &'static [Entry; 65536] = self.c.table;
+        let d = &table[op as usize];
         self.c.fault_pc_adj = 0;
         self.c.exc_cycles = 0;
         match self.exec(op, d) {

@@ -81,7 +81,7 @@ macro_rules! by_sm {
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
-    pub(crate) fn exec(&mut self, op: u16, e: Entry) -> R<()> {
+    pub(crate) fn exec(&mut self, op: u16, e: &'static Entry) -> R<()> {
         let sm = e.sm;
         match e.op {
             Op::Illegal => self.illegal_exc(ExceptionKind::IllegalInstruction, 4),
