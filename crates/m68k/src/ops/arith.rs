@@ -295,6 +295,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     /// TST: 4+ea.
     pub(crate) fn op_tst<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.tst_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_tst`]'s body, inlined into the dispatch for Dn.
+    #[inline(always)]
+    pub(crate) fn tst_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let v = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.set_logic::<S>(v);
         self.prefetch()

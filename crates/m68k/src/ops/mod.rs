@@ -88,7 +88,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::LineA => self.illegal_exc(ExceptionKind::LineA, 10),
             Op::LineF => self.illegal_exc(ExceptionKind::LineF, 11),
             Op::Move(s) => by_sm!(self, sm, s, op_move(op)),
-            Op::Movea(s) => by_sm!(self, sm, s, op_movea(op)),
+            Op::Movea(s) => match sm {
+                0x10 => self.movea_inline::<2, 0>(op),
+                0x11 => self.movea_inline::<2, 1>(op),
+                0x20 => self.movea_inline::<4, 0>(op),
+                0x21 => self.movea_inline::<4, 1>(op),
+                _ => by_sm!(self, sm, s, op_movea(op)),
+            },
             Op::Moveq => self.op_moveq(op),
             Op::Movem { to_mem, long } => match (to_mem, long) {
                 (true, false) => self.op_movem_to_mem::<2>(op),
@@ -102,7 +108,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Exg => self.op_exg(op),
             Op::Swap => self.op_swap(op),
             Op::Ext(s) => self.op_ext(op, s == Sz::L),
-            Op::Clr(s) => by_sm!(self, sm, s, op_clr(op)),
+            Op::Clr(s) => match sm {
+                0x00 => self.clr_inline::<1, 0>(op),
+                0x10 => self.clr_inline::<2, 0>(op),
+                0x20 => self.clr_inline::<4, 0>(op),
+                _ => by_sm!(self, sm, s, op_clr(op)),
+            },
             // Register sources run inline (no call); the rest through the
             // specialised out-of-line handlers.
             Op::AluToD(a, s) => match sm {
@@ -140,7 +151,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Neg(s) => sized!(self, s, op_neg(op, false)),
             Op::Negx(s) => sized!(self, s, op_neg(op, true)),
             Op::Not(s) => sized!(self, s, op_not(op)),
-            Op::Tst(s) => by_sm!(self, sm, s, op_tst(op)),
+            Op::Tst(s) => match sm {
+                0x00 => self.tst_inline::<1, 0>(op),
+                0x10 => self.tst_inline::<2, 0>(op),
+                0x20 => self.tst_inline::<4, 0>(op),
+                _ => by_sm!(self, sm, s, op_tst(op)),
+            },
             Op::LogicImmSr { op: a, sr } => self.op_logic_sr(a, sr),
             Op::ShiftReg(k, s) => sized!(self, s, op_shift_reg(op, k)),
             Op::ShiftMem(k) => self.op_shift_mem(op, k),

@@ -136,6 +136,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     pub(crate) fn op_movea<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.movea_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_movea`]'s body, inlined into the dispatch for register
+    /// sources.
+    #[inline(always)]
+    pub(crate) fn movea_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.c.a[((op >> 9) & 7) as usize] = sext(src, S);
         self.prefetch()
@@ -324,6 +331,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     /// CLR: the 68000 reads the operand before writing zero.
     pub(crate) fn op_clr<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.clr_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_clr`]'s body, inlined into the dispatch for Dn.
+    #[inline(always)]
+    pub(crate) fn clr_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         if let Loc::D(r) = loc {
             self.set_dreg::<S>(r, 0);
