@@ -84,6 +84,18 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
     }
 
+    /// MOVE to Dn: what [`Self::op_move`] does for that destination,
+    /// inlined into the dispatch for register and immediate sources.
+    #[inline(always)]
+    pub(crate) fn move_to_d_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        let src = self.read_ea_m::<S, M>(op & 0x3F)?;
+        let r = ((op >> 9) & 7) as usize;
+        self.c.fault_pc_adj = 0;
+        self.set_logic::<S>(src);
+        self.set_dreg::<S>(r, src);
+        self.prefetch()
+    }
+
     /// The flags a MOVE has set when its write faults (the microcode
     /// updates them in steps; values derived from the address-error frames
     /// of the test collection). The full result is set after the write.
