@@ -1053,8 +1053,10 @@ impl Vdp {
     }
 }
 
+/// A wait of `m` master clocks rounded up to whole 68000 cycles (a
+/// multiple of `timing::M68K_DIVIDER`, 7 mclk), in master clocks:
 /// md-timing.md: "GPGX rounds the wait up to a multiple of 7 mclk".
 #[inline]
 fn round7(m: u64) -> u64 {
-    m.div_ceil(7) * 7
+    crate::timing::m68k_to_mclk(crate::timing::mclk_to_m68k_ceil(m))
 }
