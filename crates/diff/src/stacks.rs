@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use retroprof_mdprof::report::Report;
+use retroprof_megadrive::timing::M68K_DIVIDER;
 use retroprof_profile::write as pw;
 use retroprof_profile::{Error, Frame, Sample, StackProfile, ValueType};
 
@@ -23,8 +24,10 @@ pub const PPROF_BASE_LABEL: (&str, &str) = ("pprof::base", "true");
 fn named_stacks(r: &Report, rename: &BTreeMap<&str, &str>) -> BTreeMap<Vec<String>, i64> {
     let mut m: BTreeMap<Vec<String>, i64> = BTreeMap::new();
     for s in &r.stacks {
-        // As `profile --folded`: master clocks / 7, rounded to nearest.
-        let c = (s.mclk.saturating_add(3) / 7).min(i64::MAX as u64) as i64;
+        // As `profile --folded` (mdprof output.rs): master clocks / 7
+        // (`timing::M68K_DIVIDER`), rounded to nearest.
+        let c =
+            (s.mclk.saturating_add(M68K_DIVIDER / 2) / M68K_DIVIDER).min(i64::MAX as u64) as i64;
         if c <= 0 {
             continue;
         }

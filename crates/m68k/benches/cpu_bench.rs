@@ -44,9 +44,14 @@ use retroprof_m68k::{Cpu, Observer, Stop};
 mod bench_program;
 use bench_program::*;
 
-/// The Mega Drive's 68000 clock, for scale: NTSC master clock 53,693,175 Hz
-/// divided by 7 (md-timing.md, "Clocks").
-const MD_68000_HZ: f64 = 53_693_175.0 / 7.0;
+/// The Mega Drive's 68000 clock, for scale: the NTSC master clock divided
+/// by the 68000's divider (md-timing.md, "Clocks"). Copies of
+/// `retroprof_megadrive::timing::{MCLK_HZ_NTSC, M68K_DIVIDER}`, the units'
+/// one home: this crate sits below the console (megadrive depends on it),
+/// so it cannot use them; nothing but this printed ratio depends on them.
+const MCLK_HZ_NTSC: f64 = 53_693_175.0;
+const M68K_DIVIDER: f64 = 7.0;
+const MD_68000_HZ: f64 = MCLK_HZ_NTSC / M68K_DIVIDER;
 
 struct RunResult {
     cpu: Cpu,

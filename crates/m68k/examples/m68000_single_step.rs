@@ -1,7 +1,8 @@
 //! 68000 single-step conformance runner.
 //!
 //! ```text
-//! cargo run --release -p retroprof-m68k --example m68000_single_step -- \
+//! cargo run --release -p retroprof-m68k --features conformance-runner \
+//!     --example m68000_single_step -- \
 //!     [DIR] [FILTER...] [--show N] [--test SUBSTR] [--stop-after N] \
 //!     [--list-failures] [--quiet]
 //! ```
@@ -34,6 +35,10 @@
 
 #[path = "../tests/support/singlestep.rs"]
 mod singlestep;
+
+// The core as `singlestep` runs it (`super::Cpu`): the real one, on the
+// recording bus and observer.
+use retroprof_m68k::Cpu;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -22,6 +22,3 @@ pub use bus::{
     Read, WithObserver, Write,
 };
 pub use cpu::{Cpu, Registers, Stop};
-
-#[cfg(test)]
-mod tests;

@@ -41,6 +41,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
+use retroprof_megadrive::timing::M68K_DIVIDER;
 use retroprof_megadrive::{InputScript, System};
 
 use crate::columns::FrameColumn;
@@ -756,7 +757,11 @@ pub fn render(report: &Report, shot: Option<&Screenshot>) -> String {
             "<p>No screenshot (no counted frame, or the emulation stopped before it).</p>\n",
         ),
     }
-    s.push_str("<p class=\"legend\">Written by retroprof. Cycles are 68000 cycles (master clocks / 7).</p>\n</body></html>\n");
+    let _ = write!(
+        s,
+        "<p class=\"legend\">Written by retroprof. Cycles are 68000 cycles (master clocks / \
+         {M68K_DIVIDER}).</p>\n</body></html>\n"
+    );
     s
 }
 

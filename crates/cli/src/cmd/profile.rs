@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use retroprof_mdprof::{demo, load_symbols, output, ProfileOptions, Report, Session};
+use retroprof_megadrive::timing::M68K_DIVIDER;
 use retroprof_megadrive::{ReferenceRules, Region, Rom};
 
 use super::run::RegionArg;
@@ -18,14 +19,14 @@ use crate::{out, outln};
 #[derive(clap::Args, Debug, Default)]
 #[command(
     about = "Profile a Mega Drive ROM's frame budget: busy/idle per frame, dropped frames, DMA, top functions",
-    long_about = "Runs a Mega Drive ROM in retroprof's cycle-exact emulator and charges every 68000 \
+    long_about = format!("Runs a Mega Drive ROM in retroprof's cycle-exact emulator and charges every 68000 \
                   cycle to the function at its PC (symbols: symbol.txt / rom.out / *.elf found next \
                   to the ROM or in SGDK's out/ folder, or --symbols). Idle = time inside the idle \
                   functions (default VDP_waitVBlank and VDP_waitVSync); a game loop starts when the \
                   game leaves the idle function at interrupt level 0 (calls made from inside the \
                   wait and interrupts do not count); a frame with no new loop is dropped. A frame \
                   starts at the first VBlank line (line 224 in NTSC V28). Cycles are 68000 cycles \
-                  (master clocks / 7). Interrupt entry is charged to the interrupt handler \
+                  (master clocks / {M68K_DIVIDER}). Interrupt entry is charged to the interrupt handler \
                   (--entry interrupted: to the interrupted code, as emulator hooks do).\n\n\
                   Gameplay frames first: frames before the first game loop, frames with the \
                   display off during all active lines, frames with nothing but black on screen, runs of 10+ frames in which \
@@ -48,7 +49,7 @@ use crate::{out, outln};
                   terminal report then goes to standard error (-q: not at all). Binary outputs \
                   (--pprof, a petit --sample-histogram) are not written to a terminal.\n\n\
                   Exit codes: 0 done, 3 a --fail-* gate tripped, 2 bad input or arguments, 1 other \
-                  errors (also: the game stopped the CPU).",
+                  errors (also: the game stopped the CPU)."),
     after_long_help = "Examples:\n  \
         retroprof profile                              the built-in demo\n  \
         retroprof profile game.bin --html game.html    open it in a browser\n  \

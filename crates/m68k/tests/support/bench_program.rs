@@ -1,11 +1,16 @@
-//! The benchmark program of `examples/cpu_bench.rs`, shared with
-//! `tests/program.rs` (which runs it briefly as a correctness test): a
+//! The benchmark program of `benches/cpu_bench.rs`, shared with
+//! `tests/core/program.rs` (which runs it briefly as a correctness test): a
 //! hand-assembled 68000 program, a flat RAM bus, a per-PC cycle table
 //! observer, and a model of what the program computes.
 
 #![allow(dead_code)]
 
-use retroprof_m68k::{Bus, Cpu, ExceptionKind, FunctionCode, Observer, Read, Write};
+use retroprof_m68k::{Bus, ExceptionKind, FunctionCode, Observer, Read, Write};
+
+// The including crate's `Cpu`: the real one in the benchmark, the one
+// `&mut dyn Bus` instantiation of the core in the test binary
+// (`tests/core/host.rs`).
+use super::Cpu;
 
 /// Where the program is loaded (vector 1 points here).
 pub const ORG: u32 = 0x400;

@@ -4,7 +4,7 @@
 //! comparison of one executed step against the expected final state.
 //!
 //! Used by `examples/m68000_single_step.rs` (the runner) and
-//! `tests/conformance.rs` (the cargo test), both through `#[path]`.
+//! `tests/core/conformance.rs` (the cargo test), both through `#[path]`.
 //!
 //! # What is compared
 //! A test passes when all of these match:
@@ -40,9 +40,12 @@
 use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 
-use retroprof_m68k::{
-    Bus, Cpu, ExceptionKind, FunctionCode, IntAck, Observer, Read, Registers, Write,
-};
+use retroprof_m68k::{Bus, ExceptionKind, FunctionCode, IntAck, Observer, Read, Registers, Write};
+
+// The including crate's `Cpu`: the real one in the runner, the one
+// `&mut dyn Bus` instantiation of the core in the test binary
+// (`tests/core/host.rs`).
+use super::Cpu;
 
 pub const FILE_MAGIC: u32 = 0x1A3F_5D71;
 pub const TEST_MAGIC: u32 = 0xABC1_2367;

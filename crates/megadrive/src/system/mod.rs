@@ -453,5 +453,6 @@ impl System {
     }
 }
 
-#[cfg(test)]
-mod tests;
+/// Hooks for this crate's own tests in `tests/unit/` (hidden; not API).
+#[doc(hidden)]
+pub mod test_support;

@@ -25,7 +25,35 @@ pub(super) struct Seam {
     pub(super) error: Option<(ExceptionKind, u8)>,
     pub(super) halted: bool,
     pub(super) stop_on_error: bool,
+    /// The last instruction addresses: entry `ring(i)` holds the PC of
+    /// instruction number `i` for the last [`RECENT_PCS`] instructions,
+    /// except those of `poll_run`.
     pub(super) recent: [u32; RECENT_PCS],
+    /// The latest skipped polling passes, kept as their description: the
+    /// instructions numbered `start..end` ran `pcs[(i - start) % 3]`. Their
+    /// entries of `recent` are not written (`poll_passes` makes about 120
+    /// reports a frame on an idling game, each as long as the ring or
+    /// longer); [`Seam::recent_pcs`] reads them from here.
+    pub(super) poll_run: PollRun,
+}
+
+/// Instructions `start..end` (numbers since power-on) were skipped polling
+/// passes over the three PCs of `pcs`, starting with `pcs[0]`.
+#[derive(Clone, Copy, Default)]
+pub(super) struct PollRun {
+    pub(super) start: u64,
+    pub(super) end: u64,
+    pub(super) pcs: [u32; 3],
+}
+
+impl PollRun {
+    /// The PC of instruction `i`, if it is one of this run's.
+    #[inline(always)]
+    fn pc(&self, i: u64) -> Option<u32> {
+        (self.start..self.end)
+            .contains(&i)
+            .then(|| self.pcs[((i - self.start) % 3) as usize])
+    }
 }
 
 impl Seam {
@@ -40,7 +68,35 @@ impl Seam {
     pub(super) fn recent_pcs(&self) -> RecentPcs {
         let end = self.instructions;
         let n = end.min(RECENT_PCS as u64);
-        RecentPcs((end - n..end).map(|i| self.recent[Self::ring(i)]).collect())
+        RecentPcs(
+            (end - n..end)
+                .map(|i| self.poll_run.pc(i).unwrap_or(self.recent[Self::ring(i)]))
+                .collect(),
+        )
+    }
+
+    /// `n` more instructions were skipped polling passes over `pcs`
+    /// (starting with `pcs[0]`): kept as [`Seam::poll_run`]. The previous
+    /// run's entries go into the ring first where they can still be among
+    /// the last [`RECENT_PCS`] once the new run is over, i.e. when the new
+    /// run is shorter than the ring.
+    #[inline]
+    pub(super) fn skipped(&mut self, pcs: &[u32; 3], n: u64) {
+        let at = self.instructions;
+        let old = self.poll_run;
+        if n < RECENT_PCS as u64 && old.end > old.start {
+            // Entries older than `at - RECENT_PCS` may have been overwritten
+            // by later instructions (and are out of reach anyway).
+            for i in old.start.max(at.saturating_sub(RECENT_PCS as u64))..old.end {
+                self.recent[Self::ring(i)] = old.pcs[((i - old.start) % 3) as usize];
+            }
+        }
+        self.poll_run = PollRun {
+            start: at,
+            end: at + n,
+            pcs: *pcs,
+        };
+        self.instructions = at + n;
     }
 
     /// Index in `recent` of the entry of instruction number `i`.
@@ -116,26 +172,9 @@ impl<O: MdObserver + ?Sized> Observer for Bus68k<'_, O> {
 
     fn poll_passes(&mut self, pcs: &[u32; 3], cycles: &[u64; 3], extra: &[u64; 3], passes: u64) {
         // The instructions the passes would have reported, as `instruction`
-        // keeps them: the last RECENT_PCS PCs and the count.
-        let seam = &mut self.hw.seam;
-        let n = 3 * passes;
-        let kept = n.min(RECENT_PCS as u64) as usize;
-        let skipped = n - kept as u64;
-        let at = seam.instructions + skipped;
-        // Entry k of the kept run is pcs[(skipped + k) % 3]: lay the
-        // 3-periodic run out once, then copy it into the ring (at most two
-        // pieces, as the ring wraps).
-        let phase = (skipped % 3) as usize;
-        let p = [pcs[phase], pcs[(phase + 1) % 3], pcs[(phase + 2) % 3]];
-        let mut run = [0u32; RECENT_PCS];
-        for c in run.chunks_mut(3) {
-            c.copy_from_slice(&p[..c.len()]);
-        }
-        let start = Seam::ring(at);
-        let first = kept.min(RECENT_PCS - start);
-        seam.recent[start..start + first].copy_from_slice(&run[..first]);
-        seam.recent[..kept - first].copy_from_slice(&run[first..kept]);
-        seam.instructions += n;
+        // keeps them (the last RECENT_PCS PCs and the count), described in
+        // one piece.
+        self.hw.seam.skipped(pcs, 3 * passes);
         // The bus skips only passes whose boundary extras are refresh
         // penalties (`Bus68k::poll_skip`).
         self.obs.poll_passes(

@@ -1,7 +1,7 @@
 //! Robustness of the 68000 core: random memory images and every opcode.
 //!
 //! ```text
-//! cargo test --release -p retroprof-m68k --test fuzz
+//! cargo test --release -p retroprof-m68k --test core fuzz::
 //! ```
 //!
 //! Deterministic (fixed seeds, own PRNG): the same run every time. Properties:
@@ -17,8 +17,10 @@
 //!   time (every cycle is attributed, which the profiler relies on).
 
 use retroprof_m68k::{
-    Boundary, Bus, Cpu, ExceptionKind, FunctionCode, IntAck, Observer, Read, Registers, Stop, Write,
+    Boundary, Bus, ExceptionKind, FunctionCode, IntAck, Observer, Read, Registers, Stop, Write,
 };
+
+use crate::host::Cpu;
 
 /// SplitMix64: small, fast, good enough for test data.
 #[derive(Clone)]

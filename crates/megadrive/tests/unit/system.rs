@@ -1,11 +1,14 @@
 //! System tests with small hand-assembled 68000 programs.
 
-use super::*;
-use crate::input::InputScript;
-use crate::observer::{Clock, DmaEvent, InstrCost};
-use crate::timing::{FrameGeometry, VINT_MCLK_H40};
-use crate::vdp::{DmaKind, DmaTarget};
 use std::path::Path;
+
+use retroprof_megadrive::render::Renderer;
+use retroprof_megadrive::system::test_support;
+use retroprof_megadrive::timing::{FrameGeometry, VINT_MCLK_H40};
+use retroprof_megadrive::{
+    Buttons, Clock, Config, DmaEvent, DmaKind, DmaTarget, ExceptionKind, InputScript, InstrCost,
+    MdObserver, PcSet, Rom, RunError, System, SystemView,
+};
 
 /// Build a ROM: vectors (SSP 0xFFFF00, PC 0x200, level 4/6 autovectors to
 /// 0x380/0x300), header, and `code` at 0x200, `handler6` at 0x300,
@@ -491,7 +494,7 @@ fn interlace_mode_2_screenshot_has_both_fields() {
         "line by line = whole frame for a static screen"
     );
     // Rows 0..16 are the tile's 16 rows, each in its colour.
-    let rgb = |i: usize| crate::render::cram_to_rgb(sys.vdp().cram[i]);
+    let rgb = |i: usize| retroprof_megadrive::render::cram_to_rgb(sys.vdp().cram[i]);
     for row in 0..16u32 {
         let got = shot.pixels[(row * 320) as usize];
         assert_eq!(got, rgb(row as usize % 15 + 1), "row {row}");
@@ -645,7 +648,7 @@ impl MdObserver for Heard {
     fn ret(&mut self, from_pc: u32, target: u32, sp: u32) {
         self.mix_debug(&(from_pc, target, sp));
     }
-    fn vdp_write(&mut self, port: crate::observer::VdpPort, value: u16, clock: &Clock) {
+    fn vdp_write(&mut self, port: retroprof_megadrive::VdpPort, value: u16, clock: &Clock) {
         self.mix_debug(&(port, value, clock.mclk()));
     }
     fn dma(&mut self, e: &DmaEvent) {
@@ -665,9 +668,12 @@ impl MdObserver for Heard {
 /// the 68000's fetch window over the cartridge's fixed ROM.
 fn frames_heard(rom: &Rom, input: &InputScript, frames: u64, window: bool) -> Vec<String> {
     let mut sys = System::new(rom, Config::default());
-    assert!(sys.hw.cart.code.is_some(), "the ROM has a fetch window");
+    assert!(
+        test_support::has_fetch_window(&sys),
+        "the ROM has a fetch window"
+    );
     if !window {
-        sys.hw.cart.code = None;
+        test_support::drop_fetch_window(&mut sys);
     }
     let mut heard = Heard(0xcbf2_9ce4_8422_2325);
     let mut out = Vec::new();
@@ -675,12 +681,18 @@ fn frames_heard(rom: &Rom, input: &InputScript, frames: u64, window: bool) -> Ve
         sys.set_pad(0, input.buttons_at(f));
         let r = sys.run_frame(&mut heard);
         let mut st = Heard(heard.0);
-        st.mix_debug(&(r, sys.registers(), sys.cpu.cycles(), sys.counters()));
-        st.mix_debug(&(sys.hw.open_bus, sys.hw.z80.clock, sys.hw.z80.cpu.pc));
-        for &b in sys.hw.wram.iter().chain(sys.hw.vdp.vram.iter()) {
+        // The 68000's cycle count as the master clock (`base + 7 c`, the same
+        // base in both runs).
+        st.mix_debug(&(r, sys.registers(), sys.mclk(), sys.counters()));
+        st.mix_debug(&(
+            test_support::open_bus(&sys),
+            sys.z80().clock,
+            sys.z80().cpu.pc,
+        ));
+        for &b in sys.wram().iter().chain(sys.vdp().vram.iter()) {
             st.mix(b as u64);
         }
-        st.mix_debug(&sys.hw.vdp.cram);
+        st.mix_debug(&sys.vdp().cram);
         out.push(format!("frame {f}: {:016x}", st.0));
     }
     out

@@ -3,7 +3,7 @@
 //! acknowledges counted; `peek` on request (the idle-loop fast path) and
 //! the steady-line promise as a const parameter (the interrupt gate).
 
-use retroprof_z80::Bus;
+use crate::host::TestBus;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -37,7 +37,7 @@ impl<const STEADY: bool> LogBus<STEADY> {
     }
 }
 
-impl<const STEADY: bool> Bus for LogBus<STEADY> {
+impl<const STEADY: bool> TestBus for LogBus<STEADY> {
     fn read(&mut self, addr: u16, t: &mut u64) -> u8 {
         self.log.push(Access::Read(addr, *t));
         self.mem[addr as usize]
@@ -67,5 +67,7 @@ impl<const STEADY: bool> Bus for LogBus<STEADY> {
     fn peek(&self, addr: u16) -> Option<u8> {
         self.peekable.then(|| self.mem[addr as usize])
     }
-    const INT_LINE_STEADY: bool = STEADY;
+    fn int_line_steady(&self) -> bool {
+        STEADY
+    }
 }

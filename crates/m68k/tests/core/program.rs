@@ -1,17 +1,16 @@
-//! The benchmark program (`examples/cpu_bench.rs`) as a correctness test: a
+//! The benchmark program (`benches/cpu_bench.rs`) as a correctness test: a
 //! few million cycles of real code (loops, memory modes, mulu/divu,
 //! subroutines) must compute what the model says, and a per-PC observer must
 //! account for every cycle at instruction addresses only.
 //!
 //! ```text
-//! cargo test --release -p retroprof-m68k --test program
+//! cargo test --release -p retroprof-m68k --test core program::
 //! ```
 
-#[path = "support/bench_program.rs"]
-mod bench_program;
+use retroprof_m68k::Stop;
 
-use bench_program::*;
-use retroprof_m68k::{Cpu, Stop};
+use crate::bench_program::*;
+use crate::host::Cpu;
 
 #[test]
 fn bench_program_computes_the_model_and_profile_adds_up() {

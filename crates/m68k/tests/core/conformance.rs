@@ -4,7 +4,7 @@
 //! fail (so the list stays true).
 //!
 //! ```text
-//! cargo test --release -p retroprof-m68k --test conformance -- --nocapture
+//! cargo test --release -p retroprof-m68k --test core conformance:: -- --nocapture
 //! ```
 //!
 //! Regenerate the list from the current core (keeps the reasons of entries
@@ -12,14 +12,12 @@
 //! edited by hand before committing):
 //!
 //! ```text
-//! RETROPROF_BLESS=1 cargo test --release -p retroprof-m68k --test conformance
+//! RETROPROF_BLESS=1 cargo test --release -p retroprof-m68k --test core conformance::conformance
 //! ```
 //!
-//! The runner `cargo run --release -p retroprof-m68k --example
-//! m68000_single_step -- --show 5 FILTER` shows failures in detail.
-
-#[path = "support/singlestep.rs"]
-mod singlestep;
+//! The runner `cargo run --release -p retroprof-m68k --features
+//! conformance-runner --example m68000_single_step -- --show 5 FILTER` shows
+//! failures in detail.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -27,7 +25,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use singlestep::*;
+use crate::singlestep::*;
 
 const LIST: &str = "known_failures.txt";
 
@@ -340,8 +338,8 @@ fn conformance() {
     if !msg.is_empty() {
         panic!(
             "68000 conformance: {}\n{msg}\n(regenerate the list with RETROPROF_BLESS=1, then \
-             review the reasons; details: cargo run --release -p retroprof-m68k --example \
-             m68000_single_step -- --show 5 FILTER)",
+             review the reasons; details: cargo run --release -p retroprof-m68k --features \
+             conformance-runner --example m68000_single_step -- --show 5 FILTER)",
             total_line(&results)
         );
     }

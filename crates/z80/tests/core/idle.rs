@@ -7,8 +7,8 @@
 //! be equal, and so must every bus access outside the idle instruction's own
 //! bytes, with its T-state.
 
-use super::bus::{Access, LogBus};
-use retroprof_z80::Z80;
+use crate::bus::{Access, LogBus};
+use crate::host::Z80;
 
 /// The bus (not steady) with `prog`'s pieces placed in zeroed memory.
 fn bus(prog: &[(u16, &[u8])], peekable: bool) -> LogBus<false> {

@@ -2,7 +2,7 @@
 //! where we deliberately differ from rustzx-z80 0.16, reset, R and the
 //! interrupt sequence timing.
 
-use retroprof_z80::{Bus, Z80};
+use crate::host::{TestBus, Z80};
 
 struct Flat {
     mem: Vec<u8>,
@@ -24,7 +24,7 @@ impl Flat {
     }
 }
 
-impl Bus for Flat {
+impl TestBus for Flat {
     fn read(&mut self, addr: u16, _t: &mut u64) -> u8 {
         self.mem[addr as usize]
     }

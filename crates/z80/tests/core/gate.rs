@@ -9,8 +9,8 @@
 //! T-states) and memory must be equal, and so must every bus access with its
 //! T-state.
 
-use super::bus::LogBus;
-use retroprof_z80::Z80;
+use crate::bus::LogBus;
+use crate::host::Z80;
 
 struct Rng(u64);
 impl Rng {

@@ -22,6 +22,8 @@
 use retroprof_z80 as ours;
 use rustzx_z80 as rz;
 
+use crate::host::{TestBus, Z80};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
     Rd(u16, u8, u64),
@@ -136,7 +138,7 @@ struct OurBus {
     vector: u8,
 }
 
-impl ours::Bus for OurBus {
+impl TestBus for OurBus {
     fn read(&mut self, addr: u16, t: &mut u64) -> u8 {
         *t += wait_for(addr);
         let v = self.mem[addr as usize];
@@ -245,7 +247,7 @@ fn snap_ours(z: &ours::Z80) -> Snap {
 struct Pair {
     rz: rz::Z80,
     rb: RzBus,
-    us: ours::Z80,
+    us: Z80,
     ob: OurBus,
 }
 
@@ -280,7 +282,7 @@ impl Pair {
             }
         }
         rz.set_im(s.im);
-        let mut us = ours::Z80::new();
+        let mut us = Z80::new();
         us.set_alt_af(s.af_);
         us.set_alt_bc(s.bc_);
         us.set_alt_de(s.de_);

@@ -1,9 +1,13 @@
-//! Unit tests for what the single-step collection does not cover:
-//! interrupts, STOP, trace, bus errors, double bus faults, RESET, TAS
-//! write-back, the observer's call/ret/exception reports and `reset`.
+//! What the single-step collection does not cover: interrupts, STOP,
+//! trace, bus errors, double bus faults, RESET, TAS write-back, the
+//! observer's call/ret/exception reports and `reset`. (Moved from the
+//! library's unit tests, `src/tests.rs`, to share the test binary's one
+//! instantiation of the core.)
 
-use crate::bus::*;
-use crate::cpu::{Cpu, Stop};
+use retroprof_m68k::bus::*;
+use retroprof_m68k::Stop;
+
+use crate::host::Cpu;
 
 /// 64 KiB of RAM mirrored over the address space, with scriptable
 /// interrupt level and bus errors.

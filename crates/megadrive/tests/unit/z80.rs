@@ -1,0 +1,223 @@
+use std::path::Path;
+
+use retroprof_megadrive::cart::Cart;
+use retroprof_megadrive::rom::Rom;
+use retroprof_megadrive::timing::Z80_DIVIDER;
+use retroprof_megadrive::z80::Z80Sys;
+use retroprof_z80::Bus;
+
+fn cart() -> Cart {
+    let mut d = vec![0u8; 0x10000];
+    d[0x100..0x104].copy_from_slice(b"SEGA");
+    d[0x8123] = 0x5A;
+    Cart::new(&Rom::from_bytes(Path::new("t.bin"), d).unwrap())
+}
+
+#[test]
+fn runs_program_and_reads_bank() {
+    let c = cart();
+    let mut wram = [0u8; 0x10000];
+    let mut z = Z80Sys::new();
+    // ld a,(0x8123) ; ld (0x1000),a ; ld a,0x77 ; ld (0x9000),a ; halt
+    // bank = 1 (68000 0x008000-0x00FFFF)
+    let prog = [
+        0x3A, 0x23, 0x81, 0x32, 0x00, 0x10, 0x3E, 0x77, 0x32, 0x00, 0x90, 0x76,
+    ];
+    z.ram[..prog.len()].copy_from_slice(&prog);
+    z.m68k_write(0x6000, 1, 0);
+    for _ in 0..8 {
+        z.m68k_write(0x6000, 0, 0);
+    }
+    assert_eq!(z.bank, 1);
+    // Held in reset: nothing runs.
+    z.run_until(10_000, &c, &mut wram);
+    assert_eq!(z.ram[0x1000], 0);
+    z.set_reset(false, 10_000);
+    z.run_until(20_000, &c, &mut wram);
+    assert_eq!(z.ram[0x1000], 0x5A);
+    assert!(
+        z.clock >= 20_000 && z.clock < 20_000 + 15 * 24,
+        "{}",
+        z.clock
+    );
+    assert_eq!(
+        (z.clock - 10_000) % 15,
+        0,
+        "clock advances in whole Z80 cycles"
+    );
+    // The write to the bank window hit ROM: counted, ignored.
+    assert_eq!(z.bad_bank_accesses, 1);
+    // Two accesses to the 68000 bus, each costing it 70 or 77 mclk.
+    assert_eq!(z.bank_accesses, 2);
+    assert!(z.m68k_stall == 140 || z.m68k_stall == 147 || z.m68k_stall == 154);
+    // Bus requested: the Z80 stops.
+    let now = z.clock;
+    z.set_busreq(true, now);
+    assert_eq!(z.busack_bit(), 0);
+    let pc = z.cpu.pc;
+    z.run_until(40_000, &c, &mut wram);
+    assert_eq!(z.cpu.pc, pc);
+}
+
+#[test]
+fn bank_access_waits_for_a_68000_dma() {
+    // 0000: ld a,(0x8123) ; ld (0x1000),a ; halt   (bank 1)
+    let prog = [0x3A, 0x23, 0x81, 0x32, 0x00, 0x10, 0x76];
+    let run = |busy: Option<(u64, u64)>| {
+        let c = cart();
+        let mut wram = [0u8; 0x10000];
+        let mut z = Z80Sys::new();
+        z.ram[..prog.len()].copy_from_slice(&prog);
+        z.m68k_write(0x6000, 1, 0);
+        for _ in 0..8 {
+            z.m68k_write(0x6000, 0, 0);
+        }
+        z.set_reset(false, 1_000);
+        if let Some((s, e)) = busy {
+            z.set_m68k_bus_busy(s, e);
+        }
+        // Stop right after the load's data read (13 T + 3 T wait),
+        // before the store.
+        z.run_until(1_000 + 15 * 13, &c, &mut wram);
+        z
+    };
+    let free = run(None);
+    assert_eq!(free.dma_waits, 0);
+    // The data read comes after the 10 T of the opcode and address
+    // fetches, so at 1,150-1,195 mclk. A DMA window over it holds the
+    // read until the window's end, in whole Z80 cycles.
+    let held = run(Some((1_100, 5_000)));
+    assert_eq!(held.dma_waits, 1);
+    assert_eq!(held.ram[0x1000], 0);
+    assert!(held.clock >= 5_000 + 3 * 15, "{}", held.clock);
+    let lost = held.clock - free.clock;
+    assert_eq!(lost % 15, 0);
+    assert!(
+        (5_000 - 1_195..5_000 - 1_150 + 15).contains(&lost),
+        "{lost}"
+    );
+    // A window that ended before the read changes nothing.
+    let after = run(Some((100, 1_150)));
+    assert_eq!((after.dma_waits, after.clock), (0, free.clock));
+}
+
+/// Z80 RAM only, no peeking: the core steps every idle pass.
+struct Stepped([u8; 0x2000], bool);
+impl Bus for Stepped {
+    fn read(&mut self, addr: u16, _t: &mut u64) -> u8 {
+        self.0[(addr & 0x1FFF) as usize]
+    }
+    fn write(&mut self, addr: u16, v: u8, _t: &mut u64) {
+        self.0[(addr & 0x1FFF) as usize] = v;
+    }
+    fn int_line(&self) -> bool {
+        self.1
+    }
+}
+
+#[test]
+fn halted_driver_passes_over_idle_time_exactly() {
+    // 0000: ld sp,1F00 ; im 1 ; ei ; 0006: halt ; jr 0006
+    // 0038: ld a,r ; ld (1800),a ; ld hl,(1802) ; inc hl ;
+    //       ld (1802),hl ; ei ; reti
+    let c = cart();
+    let mut wram = [0u8; 0x10000];
+    let mut z = Z80Sys::new();
+    z.ram[..9].copy_from_slice(&[0x31, 0x00, 0x1F, 0xED, 0x56, 0xFB, 0x76, 0x18, 0xFD]);
+    z.ram[0x38..0x48].copy_from_slice(&[
+        0xED, 0x5F, 0x32, 0x00, 0x18, 0x2A, 0x02, 0x18, 0x23, 0x22, 0x02, 0x18, 0xFB, 0xED, 0x4D,
+        0x00,
+    ]);
+    let mut reference = z.cpu.clone();
+    let mut ram = Stepped(*z.ram, false);
+    z.set_reset(false, 0);
+    // Line by line (md-timing.md: 3,420 mclk per line), the IRQ held
+    // for one line in 262, as the console does; an odd start phase.
+    let mut now = 7;
+    z.clock = now;
+    for line in 0..262 * 3 {
+        let irq = line % 262 == 224;
+        z.irq = irq;
+        ram.1 = irq;
+        let target = now + 3420;
+        let t = (target - z.clock).div_ceil(Z80_DIVIDER);
+        reference.tstates = 0;
+        reference.run_until(&mut ram, t);
+        z.run_until(target, &c, &mut wram);
+        assert_eq!(z.cpu, reference, "line {line}");
+        now = target;
+    }
+    assert!(z.ram[..] == ram.0[..]);
+    // The line stays asserted for its whole line and the handler
+    // re-enables interrupts: it runs 3 times in each of the 3 IRQ lines.
+    assert_eq!(u16::from_le_bytes([z.ram[0x1802], z.ram[0x1803]]), 9);
+    assert!(z.cpu.halted);
+}
+
+#[test]
+fn interrupt_mode_1() {
+    let c = cart();
+    let mut wram = [0u8; 0x10000];
+    let mut z = Z80Sys::new();
+    // 0000: im 1; ei; 0003: jr 0003   0038: ld a,0x11; ld (0x1800),a; halt
+    z.ram[..5].copy_from_slice(&[0xED, 0x56, 0xFB, 0x18, 0xFE]);
+    z.ram[0x38..0x3E].copy_from_slice(&[0x3E, 0x11, 0x32, 0x00, 0x18, 0x76]);
+    z.set_reset(false, 0);
+    z.run_until(15 * 100, &c, &mut wram);
+    assert_eq!(z.ram[0x1800], 0);
+    z.irq = true;
+    z.run_until(15 * 200, &c, &mut wram);
+    assert_eq!(z.ram[0x1800], 0x11);
+}
+
+#[test]
+fn restart_on_the_reference_grid() {
+    let c = cart();
+    let mut wram = [0u8; 0x10000];
+    // A Z80 spinning on `jr $` (12 T = 180 mclk a pass).
+    let mut z = Z80Sys::new();
+    z.ram[..2].copy_from_slice(&[0x18, 0xFE]);
+    z.set_reset(false, 0);
+    z.set_busreq(true, 1_000);
+    z.run_until(2_000, &c, &mut wram);
+    // Ours: it restarts at the release.
+    z.set_busreq(false, 2_003);
+    assert_eq!(z.clock, 2_003);
+    // The reference's: on the next 15-mclk edge.
+    let mut z = Z80Sys::new();
+    z.rules.z80_restart_grid = true;
+    z.ram[..2].copy_from_slice(&[0x18, 0xFE]);
+    z.set_reset(false, 7);
+    assert_eq!(z.clock, 15);
+    z.set_busreq(true, 1_000);
+    z.run_until(2_000, &c, &mut wram);
+    z.set_busreq(false, 2_003);
+    assert_eq!(z.clock, 2_010);
+    // A request is not a restart: no rounding.
+    z.set_busreq(true, 2_501);
+    assert_eq!(z.clock, 2_501);
+}
+
+#[test]
+fn window_7f_waits_under_the_reference_rule() {
+    let c = cart();
+    let mut wram = [0u8; 0x10000];
+    // ld (0x7F11),a ; halt  (a PSG write)
+    let prog = [0x32, 0x11, 0x7F, 0x76];
+    let mut plain = Z80Sys::new();
+    plain.ram[..4].copy_from_slice(&prog);
+    let mut rule = Z80Sys::new();
+    rule.rules.z80_7f_waits = true;
+    rule.ram[..4].copy_from_slice(&prog);
+    for z in [&mut plain, &mut rule] {
+        z.set_reset(false, 0);
+        z.run_until(15 * 13, &c, &mut wram);
+    }
+    assert_eq!(plain.psg_writes, 1);
+    assert_eq!(rule.psg_writes, 1);
+    assert_eq!((plain.bank_accesses, plain.m68k_stall), (0, 0));
+    // +3 T for the Z80, 70 or 77 mclk for the 68000.
+    assert_eq!(rule.bank_accesses, 1);
+    assert!(rule.m68k_stall == 70 || rule.m68k_stall == 77);
+    assert_eq!(rule.clock, plain.clock + 3 * 15);
+}
