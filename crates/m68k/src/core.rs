@@ -99,12 +99,38 @@ pub(crate) static COND: [u16; 16] = {
 /// reaches it from bus accesses and instruction reports alike; a separate
 /// bus and observer run as a [`crate::bus::WithObserver`]).
 pub(crate) struct Ctx<'a, B: Bus + Observer> {
-    pub c: &'a mut Cpu,
+    /// The CPU's state for this run, held here by value (copied in when
+    /// the run starts, written back when it ends: [`Ctx::new`],
+    /// [`Ctx::done`]): every handler takes `&mut Ctx`, so the compiler
+    /// knows no bus access can touch the registers or the cycle counter
+    /// and need not reload them after each inlined RAM store, as it had to
+    /// through a `&mut Cpu` pointer.
+    pub c: Cpu,
     pub b: &'a mut B,
     /// The bus's [`crate::FetchWindow`] for this run (empty: none):
     /// `win[i]` is the word at `win_base + 2 * i`.
     pub win: &'a [u16],
     pub win_base: u32,
+}
+
+impl<'a, B: Bus + Observer> Ctx<'a, B> {
+    /// A run of `cpu` against `b`: takes a copy of the CPU's state, which
+    /// [`Ctx::done`] writes back.
+    #[inline(always)]
+    pub fn new(cpu: &Cpu, b: &'a mut B, win: &'a [u16], win_base: u32) -> Self {
+        Ctx {
+            c: cpu.clone(),
+            b,
+            win,
+            win_base,
+        }
+    }
+
+    /// End of the run: the state goes back to `cpu`.
+    #[inline(always)]
+    pub fn done(self, cpu: &mut Cpu) {
+        *cpu = self.c;
+    }
 }
 
 /// The fetch window of a run: checked (the whole window below 16 MB, base
@@ -340,6 +366,16 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             self.c.cycles += 4;
             return Ok(w);
         }
+        self.read_prog_bus(addr, fc)
+    }
+
+    /// A program fetch outside the fetch window (work-RAM code, the
+    /// cartridge's banked or SRAM area, an odd address): the whole bus
+    /// read, out of line, so that each handler's fetches stay small (with
+    /// the bus's whole `read_word` inlined at every fetch, the handlers
+    /// were several KB each and saved six registers).
+    #[inline(never)]
+    fn read_prog_bus(&mut self, addr: u32, fc: FunctionCode) -> R<u16> {
         self.rw_fc(addr, fc)
     }
 

@@ -238,13 +238,9 @@ impl Cpu {
         self.nmi_pending = false;
         self.attention = true;
         let mut host = WithObserver { bus, obs: &mut () };
-        let mut cx = Ctx {
-            c: self,
-            b: &mut host,
-            win: &[],
-            win_base: 0,
-        };
+        let mut cx = Ctx::new(self, &mut host, &[], 0);
         cx.reset_exception();
+        cx.done(self);
     }
 
     /// Execute exactly one instruction (or one exception entry / interrupt,
@@ -268,14 +264,10 @@ impl Cpu {
         let start = self.cycles;
         // One step fetches exactly: no window (asking for it per step would
         // cost more than it saves).
-        let mut cx = Ctx {
-            c: self,
-            b: host,
-            win: &[],
-            win_base: 0,
-        };
+        let mut cx = Ctx::new(self, host, &[], 0);
         cx.step(u64::MAX);
-        (cx.c.cycles - start) as u32
+        cx.done(self);
+        (self.cycles - start) as u32
     }
 
     /// Run instructions until `cycles() >= target` at an instruction
@@ -295,16 +287,11 @@ impl Cpu {
     pub fn run_on<H: Bus + Observer>(&mut self, host: &mut H, target: u64) -> Stop {
         let window = host.fetch_window();
         let (win, win_base) = crate::core::usable_window(&window);
-        let mut cx = Ctx {
-            c: self,
-            b: host,
-            win,
-            win_base,
-        };
+        let mut cx = Ctx::new(self, host, win, win_base);
         while cx.c.cycles < target {
             if cx.c.attention {
                 if cx.c.halted {
-                    return Stop::Halted;
+                    break;
                 }
                 if cx.attend(target) {
                     continue;
@@ -316,7 +303,8 @@ impl Cpu {
             }
             cx.instruction::<false>();
         }
-        if cx.c.halted {
+        cx.done(self);
+        if self.halted {
             Stop::Halted
         } else {
             Stop::Target
@@ -403,8 +391,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
         let op = self.c.ird;
         self.c.cur_op = op;
-        // A u16 index into a 65536-entry array: no bounds check.
-        let d = self.c.table[op as usize];
+        // A u16 index into a 65536-entry array: no bounds check. By
+        // reference: each arm of the dispatch loads the fields it uses
+        // (a copy made the compiler unpack all four bytes before the jump).
+        let table: &'static [Entry; 65536] = self.c.table;
+        let d = &table[op as usize];
         self.c.fault_pc_adj = 0;
         self.c.exc_cycles = 0;
         match self.exec(op, d) {

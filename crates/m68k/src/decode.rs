@@ -50,6 +50,9 @@ pub(crate) enum Op {
     LineF,
     // move.rs
     Move(Sz),
+    /// MOVE to Dn (decoded apart so that the dispatch can run the
+    /// register and immediate sources inline).
+    MoveToD(Sz),
     Movea(Sz),
     Moveq,
     Movem {
@@ -254,7 +257,9 @@ pub(crate) fn decode(op: u16) -> Op {
                     Op::Movea(s)
                 };
             }
-            if ea_ok(dea, Class::DataAlt) {
+            if dmode == 0 {
+                Op::MoveToD(s)
+            } else if ea_ok(dea, Class::DataAlt) {
                 Op::Move(s)
             } else {
                 Op::Illegal
@@ -557,6 +562,7 @@ fn size_index(s: Sz) -> u8 {
 fn size_mode(w: u16, op: Op) -> u8 {
     let s = match op {
         Op::Move(s)
+        | Op::MoveToD(s)
         | Op::Movea(s)
         | Op::Clr(s)
         | Op::AluToD(_, s)

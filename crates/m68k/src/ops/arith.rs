@@ -43,6 +43,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// <ea> op Dn -> Dn (ADD, SUB, CMP, AND, OR): 4+ea; long 6+ea, or 8 for
     /// register/immediate sources (CMP.L always 6+ea).
     pub(crate) fn op_alu_to_d<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        self.alu_to_d_inline::<S, M>(op, a)
+    }
+
+    /// [`Self::op_alu_to_d`]'s body, inlined into the dispatch for register
+    /// sources (the common case: no call, no register saves).
+    #[inline(always)]
+    pub(crate) fn alu_to_d_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         let s = self.read_loc::<S>(loc)?;
         let r = ((op >> 9) & 7) as usize;
@@ -111,6 +118,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// ADDA/SUBA/CMPA: word 8+ea, long 6+ea (8 register/immediate); CMPA
     /// 6+ea.
     pub(crate) fn op_alu_a<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        self.alu_a_inline::<S, M>(op, a)
+    }
+
+    /// [`Self::op_alu_a`]'s body, inlined into the dispatch for register
+    /// sources (the common case: no call, no register saves).
+    #[inline(always)]
+    pub(crate) fn alu_a_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         let s = sext(self.read_loc::<S>(loc)?, S);
         let r = ((op >> 9) & 7) as usize;
@@ -132,6 +146,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     /// ADDQ/SUBQ to Dn or memory: Dn 4 / 8, memory 8+ea / 12+ea.
     pub(crate) fn op_addq<const S: u32, const M: u8>(&mut self, op: u16, sub: bool) -> R<()> {
+        self.addq_inline::<S, M>(op, sub)
+    }
+
+    /// [`Self::op_addq`]'s body, inlined into the dispatch for Dn (no
+    /// call, no register saves).
+    #[inline(always)]
+    pub(crate) fn addq_inline<const S: u32, const M: u8>(&mut self, op: u16, sub: bool) -> R<()> {
         let q = match (op >> 9) & 7 {
             0 => 8,
             n => n as u32,
@@ -155,6 +176,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     /// ADDQ/SUBQ to An: whole register, no flags, 8 cycles.
+    #[inline(always)]
     pub(crate) fn op_addq_a(&mut self, op: u16, sub: bool) -> R<()> {
         let q = match (op >> 9) & 7 {
             0 => 8,
@@ -273,6 +295,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     /// TST: 4+ea.
     pub(crate) fn op_tst<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.tst_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_tst`]'s body, inlined into the dispatch for Dn.
+    #[inline(always)]
+    pub(crate) fn tst_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let v = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.set_logic::<S>(v);
         self.prefetch()

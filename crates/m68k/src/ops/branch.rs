@@ -65,6 +65,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.jump(target)
     }
 
+    #[inline(always)]
     pub(crate) fn op_dbcc(&mut self, op: u16) -> R<()> {
         if self.cond(op >> 8) {
             self.idle(4);

@@ -81,14 +81,33 @@ macro_rules! by_sm {
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
-    pub(crate) fn exec(&mut self, op: u16, e: Entry) -> R<()> {
+    pub(crate) fn exec(&mut self, op: u16, e: &'static Entry) -> R<()> {
         let sm = e.sm;
         match e.op {
             Op::Illegal => self.illegal_exc(ExceptionKind::IllegalInstruction, 4),
             Op::LineA => self.illegal_exc(ExceptionKind::LineA, 10),
             Op::LineF => self.illegal_exc(ExceptionKind::LineF, 11),
             Op::Move(s) => by_sm!(self, sm, s, op_move(op)),
-            Op::Movea(s) => by_sm!(self, sm, s, op_movea(op)),
+            // Register and immediate sources inline; other sources through
+            // `op_move`'s instances (their Dn-destination arm).
+            Op::MoveToD(s) => match sm {
+                0x00 => self.move_to_d_inline::<1, 0>(op),
+                0x0B => self.move_to_d_inline::<1, 11>(op),
+                0x10 => self.move_to_d_inline::<2, 0>(op),
+                0x11 => self.move_to_d_inline::<2, 1>(op),
+                0x1B => self.move_to_d_inline::<2, 11>(op),
+                0x20 => self.move_to_d_inline::<4, 0>(op),
+                0x21 => self.move_to_d_inline::<4, 1>(op),
+                0x2B => self.move_to_d_inline::<4, 11>(op),
+                _ => by_sm!(self, sm, s, op_move(op)),
+            },
+            Op::Movea(s) => match sm {
+                0x10 => self.movea_inline::<2, 0>(op),
+                0x11 => self.movea_inline::<2, 1>(op),
+                0x20 => self.movea_inline::<4, 0>(op),
+                0x21 => self.movea_inline::<4, 1>(op),
+                _ => by_sm!(self, sm, s, op_movea(op)),
+            },
             Op::Moveq => self.op_moveq(op),
             Op::Movem { to_mem, long } => match (to_mem, long) {
                 (true, false) => self.op_movem_to_mem::<2>(op),
@@ -102,13 +121,41 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Exg => self.op_exg(op),
             Op::Swap => self.op_swap(op),
             Op::Ext(s) => self.op_ext(op, s == Sz::L),
-            Op::Clr(s) => by_sm!(self, sm, s, op_clr(op)),
-            Op::AluToD(a, s) => by_sm!(self, sm, s, op_alu_to_d(op, a)),
+            Op::Clr(s) => match sm {
+                0x00 => self.clr_inline::<1, 0>(op),
+                0x10 => self.clr_inline::<2, 0>(op),
+                0x20 => self.clr_inline::<4, 0>(op),
+                _ => by_sm!(self, sm, s, op_clr(op)),
+            },
+            // Register sources run inline (no call); the rest through the
+            // specialised out-of-line handlers.
+            Op::AluToD(a, s) => match sm {
+                0x00 => self.alu_to_d_inline::<1, 0>(op, a),
+                0x10 => self.alu_to_d_inline::<2, 0>(op, a),
+                0x20 => self.alu_to_d_inline::<4, 0>(op, a),
+                _ => by_sm!(self, sm, s, op_alu_to_d(op, a)),
+            },
             Op::AluToEa(a, s) => by_sm!(self, sm, s, op_alu_to_ea(op, a)),
             Op::AluImm(a, s) => by_sm!(self, sm, s, op_alu_imm(op, a)),
-            Op::AluA(a, s) => by_sm!(self, sm, s, op_alu_a(op, a)),
-            Op::Addq(s) => by_sm!(self, sm, s, op_addq(op, false)),
-            Op::Subq(s) => by_sm!(self, sm, s, op_addq(op, true)),
+            Op::AluA(a, s) => match sm {
+                0x10 => self.alu_a_inline::<2, 0>(op, a),
+                0x11 => self.alu_a_inline::<2, 1>(op, a),
+                0x20 => self.alu_a_inline::<4, 0>(op, a),
+                0x21 => self.alu_a_inline::<4, 1>(op, a),
+                _ => by_sm!(self, sm, s, op_alu_a(op, a)),
+            },
+            Op::Addq(s) => match sm {
+                0x00 => self.addq_inline::<1, 0>(op, false),
+                0x10 => self.addq_inline::<2, 0>(op, false),
+                0x20 => self.addq_inline::<4, 0>(op, false),
+                _ => by_sm!(self, sm, s, op_addq(op, false)),
+            },
+            Op::Subq(s) => match sm {
+                0x00 => self.addq_inline::<1, 0>(op, true),
+                0x10 => self.addq_inline::<2, 0>(op, true),
+                0x20 => self.addq_inline::<4, 0>(op, true),
+                _ => by_sm!(self, sm, s, op_addq(op, true)),
+            },
             Op::AddqA => self.op_addq_a(op, false),
             Op::SubqA => self.op_addq_a(op, true),
             Op::Addx { mem, sz } => sized!(self, sz, op_addx(op, mem, false)),
@@ -117,7 +164,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Neg(s) => sized!(self, s, op_neg(op, false)),
             Op::Negx(s) => sized!(self, s, op_neg(op, true)),
             Op::Not(s) => sized!(self, s, op_not(op)),
-            Op::Tst(s) => by_sm!(self, sm, s, op_tst(op)),
+            Op::Tst(s) => match sm {
+                0x00 => self.tst_inline::<1, 0>(op),
+                0x10 => self.tst_inline::<2, 0>(op),
+                0x20 => self.tst_inline::<4, 0>(op),
+                _ => by_sm!(self, sm, s, op_tst(op)),
+            },
             Op::LogicImmSr { op: a, sr } => self.op_logic_sr(a, sr),
             Op::ShiftReg(k, s) => sized!(self, s, op_shift_reg(op, k)),
             Op::ShiftMem(k) => self.op_shift_mem(op, k),

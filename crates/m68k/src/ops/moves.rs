@@ -84,6 +84,18 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
     }
 
+    /// MOVE to Dn: what [`Self::op_move`] does for that destination,
+    /// inlined into the dispatch for register and immediate sources.
+    #[inline(always)]
+    pub(crate) fn move_to_d_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        let src = self.read_ea_m::<S, M>(op & 0x3F)?;
+        let r = ((op >> 9) & 7) as usize;
+        self.c.fault_pc_adj = 0;
+        self.set_logic::<S>(src);
+        self.set_dreg::<S>(r, src);
+        self.prefetch()
+    }
+
     /// The flags a MOVE has set when its write faults (the microcode
     /// updates them in steps; values derived from the address-error frames
     /// of the test collection). The full result is set after the write.
@@ -136,11 +148,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     pub(crate) fn op_movea<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.movea_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_movea`]'s body, inlined into the dispatch for register
+    /// sources.
+    #[inline(always)]
+    pub(crate) fn movea_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.c.a[((op >> 9) & 7) as usize] = sext(src, S);
         self.prefetch()
     }
 
+    #[inline(always)]
     pub(crate) fn op_moveq(&mut self, op: u16) -> R<()> {
         let v = op as u8 as i8 as i32 as u32;
         self.set_logic::<4>(v);
@@ -283,6 +303,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         Ok(())
     }
 
+    #[inline(always)]
     pub(crate) fn op_exg(&mut self, op: u16) -> R<()> {
         let rx = ((op >> 9) & 7) as usize;
         let ry = (op & 7) as usize;
@@ -296,6 +317,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         Ok(())
     }
 
+    #[inline(always)]
     pub(crate) fn op_swap(&mut self, op: u16) -> R<()> {
         let r = (op & 7) as usize;
         let v = self.c.d[r].rotate_left(16);
@@ -304,6 +326,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.prefetch()
     }
 
+    #[inline(always)]
     pub(crate) fn op_ext(&mut self, op: u16, long: bool) -> R<()> {
         let r = (op & 7) as usize;
         if long {
@@ -320,6 +343,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     /// CLR: the 68000 reads the operand before writing zero.
     pub(crate) fn op_clr<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.clr_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_clr`]'s body, inlined into the dispatch for Dn.
+    #[inline(always)]
+    pub(crate) fn clr_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         if let Loc::D(r) = loc {
             self.set_dreg::<S>(r, 0);
