@@ -560,6 +560,10 @@ fn size_index(s: Sz) -> u8 {
 
 /// The `sm` byte of [`Entry`] for opcode word `w` decoded as `op`.
 fn size_mode(w: u16, op: Op) -> u8 {
+    if op == Op::Lea {
+        // No size: the EA mode index alone.
+        return crate::ea::ea_index(w);
+    }
     let s = match op {
         Op::Move(s)
         | Op::MoveToD(s)

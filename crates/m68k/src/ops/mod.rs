@@ -116,7 +116,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 (false, true) => self.op_movem_to_reg::<4>(op),
             },
             Op::Movep { to_mem, long } => self.op_movep(op, to_mem, long),
-            Op::Lea => self.op_lea(op),
+            // d16(An), (xxx).L and d16(PC) inline; the other modes through
+            // the run-time-mode instance.
+            Op::Lea => match sm {
+                5 => self.lea_inline::<5>(op),
+                8 => self.lea_inline::<8>(op),
+                9 => self.lea_inline::<9>(op),
+                _ => self.op_lea(op),
+            },
             Op::Pea => self.op_pea(op),
             Op::Exg => self.op_exg(op),
             Op::Swap => self.op_swap(op),

@@ -283,6 +283,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.prefetch()
     }
 
+    /// LEA with EA mode index `M` (see [`crate::ea::ea_index`]; no index
+    /// mode, so no idle period), inlined into the dispatch: what
+    /// [`Self::op_lea`] does for that mode.
+    #[inline(always)]
+    pub(crate) fn lea_inline<const M: u8>(&mut self, op: u16) -> R<()> {
+        let a = match self.resolve_m::<4, false, M>(op & 0x3F)? {
+            Loc::Mem(a) | Loc::Prog(a) => a,
+            _ => 0,
+        };
+        self.c.a[((op >> 9) & 7) as usize] = a;
+        self.prefetch()
+    }
+
     pub(crate) fn op_pea(&mut self, op: u16) -> R<()> {
         let a = self.control_addr(op & 0x3F)?;
         if matches!(op & 0x3F, 0x30..=0x37 | 0x3B) {
