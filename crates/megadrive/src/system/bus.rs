@@ -346,20 +346,15 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     // The bus accesses outside work RAM and the cartridge (reads) or work
     // RAM (writes): out of line, so that the core's handlers, which inline
     // the fast cases at every access, stay small and save fewer registers.
-    // Same code as before the split, same results.
+    // Work RAM and the cartridge's mapped reads are handled only by the
+    // inline `Bus` methods below, which call these for everything else (a
+    // cartridge read reaches the read functions only when it is unmapped,
+    // and then takes their unmapped arm).
 
     #[inline(never)]
     fn read_byte_slow(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u8> {
         let addr = addr & 0xFF_FFFF;
         match addr >> 16 {
-            0x00..=0x3F => match self.hw.cart.read_byte(addr) {
-                Some(v) => Read::ok(v),
-                None => {
-                    let ob = self.unmapped_read(fc);
-                    Read::ok((ob >> if addr & 1 == 0 { 8 } else { 0 }) as u8)
-                }
-            },
-            0xE0..=0xFF => Read::ok(self.hw.wram[(addr & 0xFFFF) as usize]),
             0xA0 => Read {
                 data: self.z80_read_byte(addr, now),
                 wait: Z80_AREA_WAIT_CYCLES,
@@ -390,19 +385,6 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     fn read_word_slow(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u16> {
         let addr = addr & 0xFF_FFFE;
         match addr >> 16 {
-            0x00..=0x3F => match self.hw.cart.read_word(addr) {
-                Some(v) => {
-                    self.hw.open_bus = v;
-                    Read::ok(v)
-                }
-                None => Read::ok(self.unmapped_read(fc)),
-            },
-            0xE0..=0xFF => {
-                let i = (addr & 0xFFFE) as usize;
-                let v = u16::from_be_bytes([self.hw.wram[i], self.hw.wram[i + 1]]);
-                self.hw.open_bus = v;
-                Read::ok(v)
-            }
             0xA0 => {
                 // Z80 RAM/YM as words: the byte appears in both halves
                 // (public 68000/Z80 bus documentation).
@@ -441,10 +423,6 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     fn write_byte_slow(&mut self, addr: u32, data: u8, _fc: FunctionCode, now: u64) -> Write {
         let addr = addr & 0xFF_FFFF;
         match addr >> 16 {
-            0xE0..=0xFF => {
-                self.hw.wram[(addr & 0xFFFF) as usize] = data;
-                Write::OK
-            }
             0x00..=0x3F => {
                 if !self.hw.cart.write_byte(addr, data) {
                     self.hw.counters.unmapped_writes += 1;
@@ -486,13 +464,6 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     fn write_word_slow(&mut self, addr: u32, data: u16, _fc: FunctionCode, now: u64) -> Write {
         let addr = addr & 0xFF_FFFE;
         match addr >> 16 {
-            0xE0..=0xFF => {
-                // One two-byte store (two byte stores each reload the
-                // RAM's address, the first store might have changed it).
-                let i = (addr & 0xFFFE) as usize;
-                self.hw.wram[i..i + 2].copy_from_slice(&data.to_be_bytes());
-                Write::OK
-            }
             0xC0..=0xDF if Self::is_vdp(addr) => Write {
                 wait: self.vdp_write_word(addr, data, now),
                 bus_error: false,
