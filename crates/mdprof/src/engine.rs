@@ -413,6 +413,12 @@ pub struct Profiler {
     /// Shadow call stack; each entry's data is its call-tree node.
     stack: ShadowStack<u32>,
     cur_attr: u32,
+    /// The attribution id an instruction takes the hot path with:
+    /// `cur_attr` when nothing is pending, `NONE` (no instruction's id)
+    /// while a call, return or KDebug marker waits for the instruction's
+    /// report, so that one compare per instruction tests both (see
+    /// [`Profiler::sync_hot`]).
+    hot_attr: u32,
     /// Attribution id of the last instruction executed.
     last_attr: u32,
     /// Charge exception entry to the interrupted code
@@ -484,6 +490,7 @@ impl Profiler {
             node_base: Vec::new(),
             stack: ShadowStack::new(MAX_STACK),
             cur_attr: NONE,
+            hot_attr: NONE,
             last_attr: 0,
             entry_to_interrupted: false,
             cur_leaf: 0,
@@ -595,10 +602,53 @@ impl Profiler {
         }
     }
 
-    /// The function at the PC changed (cold path): new call-tree leaf, and
-    /// the wait / loop-start state machine.
+    /// `hot_attr` after a change of `cur_attr` or `pending`.
+    #[inline(always)]
+    fn sync_hot(&mut self) {
+        self.hot_attr = if matches!(self.pending, Pending::None) {
+            self.cur_attr
+        } else {
+            NONE
+        };
+    }
+
+    /// An instruction of attribution id `a` whose id is not `hot_attr`
+    /// (cold path): the function changed, or a call, return or KDebug
+    /// marker is pending, or both. Charges `t` (the instruction's total)
+    /// like the hot path, in the order the events ask for: the switch
+    /// first (the instruction is the new function's), then the pending
+    /// stack change (which flushes the instruction's time with the
+    /// function it ran in).
     #[cold]
     #[inline(never)]
+    fn instruction_cold(
+        &mut self,
+        a: u32,
+        total: u32,
+        refresh: u32,
+        z80_stall: u32,
+        clock: &Clock,
+    ) {
+        let t = total as u64;
+        if a != self.cur_attr {
+            if self.cpu_start.is_none() {
+                self.cpu_start = Some(clock.mclk().saturating_sub(t));
+            }
+            self.switch(a, clock);
+        }
+        self.acc += t;
+        if !matches!(self.pending, Pending::None) {
+            // The parts it needs as scalars: an `InstrCost` argument
+            // (passed by reference to a copy) was built on the stack for
+            // every instruction.
+            self.apply_pending(total, refresh, z80_stall, clock);
+        }
+        self.sync_hot();
+    }
+
+    /// The function at the PC changed (cold path): new call-tree leaf, and
+    /// the wait / loop-start state machine.
+    #[inline]
     fn switch(&mut self, a: u32, clock: &Clock) {
         self.flush_acc();
         self.cur_attr = a;
@@ -627,8 +677,7 @@ impl Profiler {
         }
     }
 
-    #[cold]
-    #[inline(never)]
+    #[inline]
     fn apply_pending(&mut self, total: u32, refresh: u32, z80_stall: u32, clock: &Clock) {
         if self.kdebug.has_queued() {
             // The instruction that wrote began `total` before its end.
@@ -759,6 +808,7 @@ impl Profiler {
         self.wait_loops.push(head);
         // From here on the loop's time is idle: enter the wait now.
         self.switch(id, clock);
+        self.sync_hot();
     }
 
     /// Mark the current frame as one the game itself says is loading (not
@@ -929,32 +979,25 @@ impl MdObserver for Profiler {
     }
 
     /// The hot path: one look-up of the address's cell (its attribution
-    /// id and its add, [`crate::pccost`]), one compare of the id with the
-    /// function running (a change is the cold `Profiler::switch`), one
-    /// add into `acc` (the running function's time since the last switch,
-    /// charged to it and to its call-tree leaf by `Profiler::flush_acc`),
-    /// the cost parts (folded away when the adapter passes zeros) and one
-    /// test for a pending call or return.
+    /// id and its add, [`crate::pccost`]), one compare of the id with
+    /// `hot_attr`, the function running while no call, return or KDebug
+    /// marker is pending (a change of function or a pending event is the
+    /// cold `Profiler::instruction_cold`), one add into `acc` (the running
+    /// function's time since the last switch, charged to it and to its
+    /// call-tree leaf by `Profiler::flush_acc`) and the cost parts (folded
+    /// away when the adapter passes zeros).
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
         let t = cost.total as u64;
         let a = self.pcs.charge(pc, t);
-        if a != self.cur_attr {
-            if self.cpu_start.is_none() {
-                self.cpu_start = Some(clock.mclk().saturating_sub(t));
-            }
-            self.switch(a, clock);
-        }
-        self.acc += t;
         self.fa.freeze_mclk += cost.dma_freeze as u64;
         self.fa.fifo_mclk += cost.fifo_wait as u64;
         self.fa.refresh_mclk += cost.refresh as u64;
         self.fa.z80_stall_mclk += cost.z80_stall as u64;
-        if !matches!(self.pending, Pending::None) {
-            // The parts it needs as scalars: an `InstrCost` argument
-            // (passed by reference to a copy) was built on the stack for
-            // every instruction.
-            self.apply_pending(cost.total, cost.refresh, cost.z80_stall, clock);
+        if a == self.hot_attr {
+            self.acc += t;
+        } else {
+            self.instruction_cold(a, cost.total, cost.refresh, cost.z80_stall, clock);
         }
     }
 
@@ -1032,6 +1075,7 @@ impl MdObserver for Profiler {
         }
         let to_handler = !self.entry_to_interrupted;
         self.cur_attr = h;
+        self.sync_hot();
         self.last_attr = h;
         if to_handler {
             // `acc` is `cur_attr`'s, now `h`.
@@ -1047,6 +1091,7 @@ impl MdObserver for Profiler {
             sp,
             from: from_pc,
         };
+        self.hot_attr = NONE;
     }
 
     #[inline(always)]
@@ -1056,6 +1101,7 @@ impl MdObserver for Profiler {
             target,
             sp,
         };
+        self.hot_attr = NONE;
     }
 
     #[inline(always)]
@@ -1067,6 +1113,7 @@ impl MdObserver for Profiler {
             // call/return pending beside it also runs).
             VdpWrite::Marker if matches!(self.pending, Pending::None) => {
                 self.pending = Pending::KDebug;
+                self.hot_attr = NONE;
             }
             // Register 1, bit 6: display enable (the gameplay rule).
             VdpWrite::Register(1, v) => {
