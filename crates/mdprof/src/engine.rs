@@ -419,8 +419,18 @@ pub struct Profiler {
     /// report, so that one compare per instruction tests both (see
     /// [`Profiler::sync_hot`]).
     hot_attr: u32,
-    /// Attribution id of the last instruction executed.
+    /// Attribution id of the last instruction executed, unless
+    /// `ahead_from` says otherwise (read it with [`Profiler::last_attr`]).
     last_attr: u32,
+    /// A switch made ahead of its instruction ([`Profiler::switch_ahead`]):
+    /// while no instruction has run since (`acc` is still 0: every
+    /// instruction adds its time to it, and a flush of a non-zero `acc`
+    /// clears this), the last instruction executed was `ahead_from`'s,
+    /// not `last_attr`'s. `NONE`: no such switch.
+    ahead_from: u32,
+    /// An exception came between a call or return event and its
+    /// instruction's report: the next instruction is not at its target.
+    pending_faulted: bool,
     /// Charge exception entry to the interrupted code
     /// ([`crate::EntryCharge::Interrupted`]).
     entry_to_interrupted: bool,
@@ -492,6 +502,8 @@ impl Profiler {
             cur_attr: NONE,
             hot_attr: NONE,
             last_attr: 0,
+            ahead_from: NONE,
+            pending_faulted: false,
             entry_to_interrupted: false,
             cur_leaf: 0,
             acc: 0,
@@ -571,6 +583,8 @@ impl Profiler {
         let acc = std::mem::take(&mut self.acc);
         self.node_mclk[self.cur_leaf as usize] += acc;
         if acc != 0 {
+            // An instruction ran since any switch made ahead of it.
+            self.ahead_from = NONE;
             // Time is only ever added while a function runs.
             debug_assert!(self.cur_attr != NONE);
             let a = self.cur_attr as usize;
@@ -654,7 +668,7 @@ impl Profiler {
         self.cur_attr = a;
         // The instruction (or polling passes) being charged is `a`'s; until
         // the next switch `last_attr` stays `cur_attr`.
-        self.last_attr = a;
+        self.set_last_attr(a);
         self.cur_leaf = self.leaf_for(a);
         if self.exc_depth == 0 {
             let idle = self.attr.is_idle(a);
@@ -677,6 +691,55 @@ impl Profiler {
         }
     }
 
+    /// Attribution id of the last instruction executed (or of the last
+    /// exception entry or polling passes).
+    fn last_attr(&self) -> u32 {
+        if self.ahead_from != NONE && self.acc == 0 {
+            self.ahead_from
+        } else {
+            self.last_attr
+        }
+    }
+
+    #[inline]
+    fn set_last_attr(&mut self, a: u32) {
+        self.last_attr = a;
+        self.ahead_from = NONE;
+    }
+
+    /// After a call or return (its stack change applied, `acc` flushed):
+    /// make now the switch to `a` that the next instruction, the one at
+    /// `target` (of attribution id `a`), would make, when it would change
+    /// nothing but `cur_attr` and `last_attr`: its call-tree leaf is
+    /// already `cur_leaf` (the top stack frame's node is `a`'s) and the
+    /// wait / loop-start state machine would not move (its transitions
+    /// read the clock at that instruction, so they stay with it). The next
+    /// instruction then takes the hot path. Until it has run, the last
+    /// instruction executed is still the call's or return's
+    /// ([`Profiler::last_attr`] tells by `acc`, 0 until an instruction
+    /// adds to it); an exception before it switches anyway. Otherwise (or when an exception came
+    /// between the event and its instruction's report, `faulted`: the next
+    /// instruction is the handler's) the switch waits for the instruction
+    /// (`cur_attr` is `NONE`).
+    #[inline(always)]
+    fn switch_ahead(&mut self, a: u32, faulted: bool) {
+        let top = self.stack.top().map_or(0, |f| f.data);
+        let same_leaf = top != 0 && top == self.cur_leaf && self.nodes[top as usize].attr == a;
+        let moves = self.exc_depth == 0 && {
+            let idle = self.attr.is_idle(a);
+            (idle && !self.in_wait) || (!idle && self.in_wait && self.idle_calls == 0)
+        };
+        if faulted || !same_leaf || moves {
+            self.cur_attr = NONE;
+            return;
+        }
+        // `acc` was just flushed: no ahead switch is pending.
+        debug_assert!(self.acc == 0 && self.ahead_from == NONE);
+        self.ahead_from = self.last_attr;
+        self.cur_attr = a;
+        self.last_attr = a;
+    }
+
     #[inline]
     fn apply_pending(&mut self, total: u32, refresh: u32, z80_stall: u32, clock: &Clock) {
         if self.kdebug.has_queued() {
@@ -690,6 +753,7 @@ impl Profiler {
             let start = clock.instruction_end(&cost) - total as u64;
             self.kdebug.resolve(start);
         }
+        let faulted = std::mem::take(&mut self.pending_faulted);
         match std::mem::replace(&mut self.pending, Pending::None) {
             Pending::None | Pending::KDebug => {}
             Pending::Call { target, sp, from } => {
@@ -714,8 +778,9 @@ impl Profiler {
                 self.stack.push_call(sp, node);
                 self.cur_leaf = node;
                 // The next instruction (the callee's) finds its frame node
-                // and runs the wait / loop-start state machine.
-                self.cur_attr = NONE;
+                // and runs the wait / loop-start state machine, unless that
+                // can be done now.
+                self.switch_ahead(ta, faulted);
             }
             Pending::Ret { from, target, sp } => {
                 self.flush_acc();
@@ -730,8 +795,10 @@ impl Profiler {
                 // Until the next instruction refines it, time (an interrupt
                 // taken at once) goes under the caller's frame.
                 self.cur_leaf = self.stack.top().map_or(0, |f| f.data);
-                // The next instruction recomputes its leaf.
-                self.cur_attr = NONE;
+                // The next instruction recomputes its leaf, unless that can
+                // be done now.
+                let a = self.attr.id(target);
+                self.switch_ahead(a, faulted);
             }
         }
     }
@@ -861,7 +928,7 @@ impl Profiler {
         self.flush_acc();
         // Split an instruction that ran past the frame's end.
         let over = now.saturating_sub(info.end_mclk);
-        let last = self.last_attr;
+        let last = self.last_attr();
         let over = over.min(self.mclk[last as usize] - self.snap[last as usize]);
         self.mclk[last as usize] -= over;
         let counted = info.frame >= self.from;
@@ -1027,7 +1094,7 @@ impl MdObserver for Profiler {
         for (&pc, &m) in pcs.iter().zip(mclk) {
             self.pcs.charge(pc, m);
         }
-        self.last_attr = a;
+        self.set_last_attr(a);
         // Charged to `a` with the next flush.
         self.acc += t;
         self.fa.refresh_mclk += refresh.iter().sum::<u64>();
@@ -1050,13 +1117,18 @@ impl MdObserver for Profiler {
         if matches!(kind, ExceptionKind::Interrupt(_)) {
             self.fa.interrupts += 1;
         }
+        if !matches!(self.pending, Pending::None) {
+            // Inside the instruction that made the call or return: the
+            // next instruction is the handler's, not at the event's target.
+            self.pending_faulted = true;
+        }
         let h = self.attr.id(handler);
         if self.entry_to_interrupted {
             // Entry time goes to the function of the last instruction that
             // ran (the previous PC, also when that was the wait's `rts`)
             // and to its call-tree leaf, before the handler's frame is
             // pushed.
-            let a = self.last_attr;
+            let a = self.last_attr();
             self.flush_acc();
             self.mclk[a as usize] += mclk as u64;
             self.touch(a);
@@ -1076,7 +1148,7 @@ impl MdObserver for Profiler {
         let to_handler = !self.entry_to_interrupted;
         self.cur_attr = h;
         self.sync_hot();
-        self.last_attr = h;
+        self.set_last_attr(h);
         if to_handler {
             // `acc` is `cur_attr`'s, now `h`.
             self.pcs.charge_entry(h, mclk as u64);
