@@ -644,6 +644,9 @@ impl Profiler {
         clock: &Clock,
     ) {
         let t = total as u64;
+        // The first instruction after an exception entry comes here
+        // (`exception` leaves `hot_attr` at `NONE`).
+        self.pcs.last_entry = false;
         if a != self.cur_attr {
             if self.cpu_start.is_none() {
                 self.cpu_start = Some(clock.mclk().saturating_sub(t));
@@ -890,7 +893,16 @@ impl Profiler {
     /// the system's view (for the watches) and its instruction count.
     /// `now` is the CPU's time (`System::mclk`), which may be past the
     /// frame's end by the last instruction.
-    pub fn frame_done(&mut self, info: &FrameInfo, view: &SystemView, now: u64, instructions: u64) {
+    /// `last_pc` is the address of the last instruction executed
+    /// (`System::last_pc`), whose cost slot an overrun is split from.
+    pub fn frame_done(
+        &mut self,
+        info: &FrameInfo,
+        view: &SystemView,
+        now: u64,
+        instructions: u64,
+        last_pc: Option<u32>,
+    ) {
         let watch = self
             .watches
             .iter()
@@ -912,7 +924,7 @@ impl Profiler {
             let r = self.renderer.get_or_insert_with(Default::default);
             self.fa.black = picture_black(r, view);
         }
-        self.frame_done_at(info, now, watch, instructions);
+        self.frame_done_at(info, now, watch, instructions, last_pc);
     }
 
     /// [`Profiler::frame_done`] with the CPU's time `now` (master clocks,
@@ -924,6 +936,7 @@ impl Profiler {
         now: u64,
         watch: Vec<u32>,
         instructions: u64,
+        last_pc: Option<u32>,
     ) {
         self.flush_acc();
         // Split an instruction that ran past the frame's end.
@@ -986,10 +999,10 @@ impl Profiler {
         });
         self.total_instructions = instructions;
         self.last_instructions = instructions;
-        self.pcs.frame_end(over, last);
+        self.pcs.frame_end(over, last, last_pc);
         if info.frame + 1 == self.from {
             self.mark_counted_start();
-            self.pcs.mark_counted_start(over, last);
+            self.pcs.mark_counted_start(over, last, last_pc);
         }
     }
 
@@ -1094,6 +1107,7 @@ impl MdObserver for Profiler {
         for (&pc, &m) in pcs.iter().zip(mclk) {
             self.pcs.charge(pc, m);
         }
+        self.pcs.last_entry = false;
         self.set_last_attr(a);
         // Charged to `a` with the next flush.
         self.acc += t;
@@ -1147,8 +1161,10 @@ impl MdObserver for Profiler {
         }
         let to_handler = !self.entry_to_interrupted;
         self.cur_attr = h;
-        self.sync_hot();
         self.set_last_attr(h);
+        // The next instruction takes the cold path, which notes that the
+        // last charge is no longer this entry's (`PcCosts::last_entry`).
+        self.hot_attr = NONE;
         if to_handler {
             // `acc` is `cur_attr`'s, now `h`.
             self.pcs.charge_entry(h, mclk as u64);
@@ -1337,7 +1353,7 @@ mod tests {
         i(&mut p, 0x220, 4);
         let total: u64 =
             10 + 20 + 8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16 + 44 + 12 + 20 + 4 + 18 + 4;
-        p.frame_done_at(&info(0), 0, Vec::new(), 0);
+        p.frame_done_at(&info(0), 0, Vec::new(), 0, Some(0x220));
         let f = &p.frames[0];
         assert_eq!(f.acc.loop_starts, 1);
         assert_eq!(f.acc.interrupts, 2);
@@ -1379,9 +1395,9 @@ mod tests {
         let c = Clock::default();
         p.instruction(0x200, cost(100), &c);
         // The CPU ended 70 mclk past the frame end: those belong to frame 1.
-        p.frame_done_at(&info(0), FRAME + 70, Vec::new(), 1);
+        p.frame_done_at(&info(0), FRAME + 70, Vec::new(), 1, Some(0x200));
         p.instruction(0x202, cost(10), &c);
-        p.frame_done_at(&info(1), 2 * FRAME, Vec::new(), 2);
+        p.frame_done_at(&info(1), 2 * FRAME, Vec::new(), 2, Some(0x202));
         assert_eq!(p.frames[0].busy_mclk, 700 - 70);
         assert_eq!(p.frames[0].idle_mclk, FRAME - 630);
         assert_eq!(p.frames[1].busy_mclk, 70 + 70);
