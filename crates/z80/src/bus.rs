@@ -66,13 +66,14 @@ pub trait Bus {
 
 /// What a run keeps apart from the register file, so that the compiler can
 /// hold it in host registers (the register file stays in memory: the CB/ED
-/// decoders index it at run time).
+/// decoders index it at run time). R's counter is not here: incremented in
+/// the register file (one read-modify-write per M1) it costs one host
+/// instruction, in a host register three (the copies between the 256
+/// handlers' registers) and one register the handlers then lack (#17,
+/// crates/megadrive/README.md "The Z80's skeleton").
 pub(crate) struct Hot {
     /// T-state counter ([`Z80::tstates`] during the run).
     pub(crate) t: u64,
-    /// The refresh counter ([`Z80::r`]'s low 7 bits; `Z80::rc` during the
-    /// run).
-    pub(crate) rc: u8,
     /// `false` only when the next step can neither take an interrupt nor
     /// have an EI/DI/prefix delay to end: IFF1 clear (or the line low on a
     /// bus with [`Bus::INT_LINE_STEADY`]) and no `int_blocked`. `true` is
@@ -88,7 +89,6 @@ impl Hot {
     pub(crate) fn of(cpu: &Z80) -> Hot {
         Hot {
             t: cpu.tstates,
-            rc: cpu.rc,
             gate: cpu.int_blocked || cpu.iff1,
         }
     }
@@ -96,7 +96,6 @@ impl Hot {
     #[inline(always)]
     pub(crate) fn store(self, cpu: &mut Z80) {
         cpu.tstates = self.t;
-        cpu.rc = self.rc;
     }
     /// The next step must look at IFF1, `int_blocked` and the line.
     #[inline(always)]
@@ -132,7 +131,7 @@ impl Z80 {
     pub(crate) fn fetch_op<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u8 {
         let pc = self.pc;
         self.pc = pc.wrapping_add(1);
-        ts.rc = ts.rc.wrapping_add(1);
+        self.rc = self.rc.wrapping_add(1);
         ts.t += T_M1;
         bus.fetch(pc, &mut ts.t)
     }
