@@ -108,6 +108,18 @@ pub trait Bus {
         Boundary::default()
     }
 
+    /// The common case of [`Bus::boundary`], asked first at every
+    /// instruction boundary: `Some(ipl)` when the boundary at `now` has
+    /// nothing to do (what `boundary` would do then, done, and it would
+    /// return no extra cycles and this interrupt level); `None`: the core
+    /// calls `boundary`. Lets a host whose boundary is usually one compare
+    /// keep that case apart from the one that charges cycles (the core then
+    /// neither adds nor stores the time). Default: `None`.
+    #[inline(always)]
+    fn boundary_quick(&mut self, _now: u64) -> Option<u8> {
+        None
+    }
+
     /// Interrupt acknowledge for `level` (1-7). Default: autovector.
     #[inline(always)]
     fn interrupt_ack(&mut self, _level: u8, _now: u64) -> IntAck {
@@ -358,6 +370,10 @@ impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
     #[inline(always)]
     fn boundary(&mut self, now: u64) -> Boundary {
         self.bus.boundary(now)
+    }
+    #[inline(always)]
+    fn boundary_quick(&mut self, now: u64) -> Option<u8> {
+        self.bus.boundary_quick(now)
     }
     #[inline(always)]
     fn interrupt_ack(&mut self, level: u8, now: u64) -> IntAck {

@@ -418,14 +418,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// observer report, interrupt sampling.
     #[inline(always)]
     pub(crate) fn boundary(&mut self, start: u64, pc: Option<u32>) {
-        let bd = self.b.boundary(self.c.cycles);
-        // Two copies of the rest: the common boundary (no extra cycles,
-        // the bus's fast path) then neither adds nor stores the time (with
+        // Two copies of the rest: the common boundary (nothing to do, the
+        // bus's `boundary_quick`) neither adds nor stores the time (with
         // one copy, the fast path's zero went through the merge with the
         // slow path's result and was added and stored).
-        if bd.extra == 0 {
-            self.boundary_rest(start, pc, bd.ipl);
+        if let Some(ipl) = self.b.boundary_quick(self.c.cycles) {
+            self.boundary_rest(start, pc, ipl);
         } else {
+            let bd = self.b.boundary(self.c.cycles);
             self.c.cycles += bd.extra as u64;
             self.boundary_rest(start, pc, bd.ipl);
         }

@@ -577,6 +577,16 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         }
     }
 
+    #[inline(always)]
+    fn boundary_quick(&mut self, now: u64) -> Option<u8> {
+        // `boundary`'s fast path.
+        if now >= self.hw.check_at {
+            return None;
+        }
+        self.hw.clock.cpu_cycles = now;
+        Some(self.hw.ipl)
+    }
+
     fn next_event(&mut self, _now: u64) -> u64 {
         // STOP: wake at the next line event (the only times the interrupt
         // level can change without the CPU).
