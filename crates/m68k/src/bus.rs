@@ -179,6 +179,16 @@ pub trait Bus {
     #[inline(always)]
     fn window_fetch(&mut self, _addr: u32, _word: u16, _fc: FunctionCode, _now: u64) {}
 
+    /// Two fetches served from the [`Bus::fetch_window`] one after the
+    /// other (a jump's queue refill): `w0` at `addr` starting at `now`,
+    /// then `w1` at `addr + 2` at `now + 4`. Default: [`Bus::window_fetch`]
+    /// for each, in that order.
+    #[inline(always)]
+    fn window_fetch_pair(&mut self, addr: u32, w0: u16, w1: u16, fc: FunctionCode, now: u64) {
+        self.window_fetch(addr, w0, fc, now);
+        self.window_fetch(addr.wrapping_add(2), w1, fc, now + 4);
+    }
+
     /// For the polling-loop fast path (`poll.rs`): the word an instruction
     /// fetch at `addr` returns, if such fetches take no wait states and
     /// have no side effect that the next fetch would not overwrite; `None`
@@ -406,6 +416,10 @@ impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
     #[inline(always)]
     fn window_fetch(&mut self, addr: u32, word: u16, fc: FunctionCode, now: u64) {
         self.bus.window_fetch(addr, word, fc, now)
+    }
+    #[inline(always)]
+    fn window_fetch_pair(&mut self, addr: u32, w0: u16, w1: u16, fc: FunctionCode, now: u64) {
+        self.bus.window_fetch_pair(addr, w0, w1, fc, now)
     }
     #[inline(always)]
     fn program_word(&mut self, addr: u32) -> Option<u16> {

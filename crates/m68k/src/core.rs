@@ -409,6 +409,18 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// A fault on the target fetch leaves `pc` as it was (the pushed PC is
     /// then `pc - 2`, as the test collection shows for JMP/Bcc).
     pub fn jump(&mut self, target: u32) -> R<()> {
+        // Both words in the fetch window (the common case): one range test,
+        // one report to the bus, one time update.
+        let i = target.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        if let Some(&[w0, w1]) = self.win.get(i..i.wrapping_add(2)) {
+            let fc = self.fc_prog();
+            self.b.window_fetch_pair(target, w0, w1, fc, self.c.cycles);
+            self.c.cycles += 8;
+            self.c.ird = w0;
+            self.c.irc = w1;
+            self.c.pc = target.wrapping_add(4);
+            return Ok(());
+        }
         self.c.ird = self.read_prog(target)?;
         self.c.irc = self.read_prog(target.wrapping_add(2))?;
         self.c.pc = target.wrapping_add(4);

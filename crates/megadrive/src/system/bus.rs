@@ -603,6 +603,12 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         self.hw.open_bus = word;
     }
 
+    #[inline(always)]
+    fn window_fetch_pair(&mut self, _addr: u32, _w0: u16, w1: u16, _fc: FunctionCode, _now: u64) {
+        // The second word is the latch's value after both.
+        self.hw.open_bus = w1;
+    }
+
     fn program_word(&mut self, addr: u32) -> Option<u16> {
         // Code fetches from the cartridge take no wait states; their only
         // side effect is the open-bus latch, which the next fetch overwrites
