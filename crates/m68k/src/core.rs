@@ -390,6 +390,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// Two extension words as a long.
     #[inline(always)]
     pub fn ext_l(&mut self) -> R<u32> {
+        // Both refills in the fetch window (the common case): one range
+        // test, one report to the bus, one time update, as in `jump`.
+        let pc = self.c.pc;
+        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        if let Some(&[w0, w1]) = self.win.get(i..i.wrapping_add(2)) {
+            let fc = self.fc_prog();
+            self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
+            self.c.cycles += 8;
+            let v = (self.c.irc as u32) << 16 | w0 as u32;
+            self.c.irc = w1;
+            self.c.pc = pc.wrapping_add(4);
+            return Ok(v);
+        }
         let hi = self.ext()? as u32;
         let lo = self.ext()? as u32;
         Ok(hi << 16 | lo)
