@@ -108,6 +108,18 @@ pub trait Bus {
         Boundary::default()
     }
 
+    /// The common case of [`Bus::boundary`], asked first at every
+    /// instruction boundary: `Some(ipl)` when the boundary at `now` has
+    /// nothing to do (what `boundary` would do then, done, and it would
+    /// return no extra cycles and this interrupt level); `None`: the core
+    /// calls `boundary`. Lets a host whose boundary is usually one compare
+    /// keep that case apart from the one that charges cycles (the core then
+    /// neither adds nor stores the time). Default: `None`.
+    #[inline(always)]
+    fn boundary_quick(&mut self, _now: u64) -> Option<u8> {
+        None
+    }
+
     /// Interrupt acknowledge for `level` (1-7). Default: autovector.
     #[inline(always)]
     fn interrupt_ack(&mut self, _level: u8, _now: u64) -> IntAck {
@@ -166,6 +178,16 @@ pub trait Bus {
     /// last word read (open bus) stores it here. Default: nothing.
     #[inline(always)]
     fn window_fetch(&mut self, _addr: u32, _word: u16, _fc: FunctionCode, _now: u64) {}
+
+    /// Two fetches served from the [`Bus::fetch_window`] one after the
+    /// other (a jump's queue refill): `w0` at `addr` starting at `now`,
+    /// then `w1` at `addr + 2` at `now + 4`. Default: [`Bus::window_fetch`]
+    /// for each, in that order.
+    #[inline(always)]
+    fn window_fetch_pair(&mut self, addr: u32, w0: u16, w1: u16, fc: FunctionCode, now: u64) {
+        self.window_fetch(addr, w0, fc, now);
+        self.window_fetch(addr.wrapping_add(2), w1, fc, now + 4);
+    }
 
     /// For the polling-loop fast path (`poll.rs`): the word an instruction
     /// fetch at `addr` returns, if such fetches take no wait states and
@@ -360,6 +382,10 @@ impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
         self.bus.boundary(now)
     }
     #[inline(always)]
+    fn boundary_quick(&mut self, now: u64) -> Option<u8> {
+        self.bus.boundary_quick(now)
+    }
+    #[inline(always)]
     fn interrupt_ack(&mut self, level: u8, now: u64) -> IntAck {
         self.bus.interrupt_ack(level, now)
     }
@@ -390,6 +416,10 @@ impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
     #[inline(always)]
     fn window_fetch(&mut self, addr: u32, word: u16, fc: FunctionCode, now: u64) {
         self.bus.window_fetch(addr, word, fc, now)
+    }
+    #[inline(always)]
+    fn window_fetch_pair(&mut self, addr: u32, w0: u16, w1: u16, fc: FunctionCode, now: u64) {
+        self.bus.window_fetch_pair(addr, w0, w1, fc, now)
     }
     #[inline(always)]
     fn program_word(&mut self, addr: u32) -> Option<u16> {

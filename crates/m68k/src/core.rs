@@ -390,6 +390,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// Two extension words as a long.
     #[inline(always)]
     pub fn ext_l(&mut self) -> R<u32> {
+        // Both refills in the fetch window (the common case): one range
+        // test, one report to the bus, one time update, as in `jump`.
+        let pc = self.c.pc;
+        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        if let Some(&[w0, w1]) = self.win.get(i..i.wrapping_add(2)) {
+            let fc = self.fc_prog();
+            self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
+            self.c.cycles += 8;
+            let v = (self.c.irc as u32) << 16 | w0 as u32;
+            self.c.irc = w1;
+            self.c.pc = pc.wrapping_add(4);
+            return Ok(v);
+        }
         let hi = self.ext()? as u32;
         let lo = self.ext()? as u32;
         Ok(hi << 16 | lo)
@@ -409,6 +422,18 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// A fault on the target fetch leaves `pc` as it was (the pushed PC is
     /// then `pc - 2`, as the test collection shows for JMP/Bcc).
     pub fn jump(&mut self, target: u32) -> R<()> {
+        // Both words in the fetch window (the common case): one range test,
+        // one report to the bus, one time update.
+        let i = target.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        if let Some(&[w0, w1]) = self.win.get(i..i.wrapping_add(2)) {
+            let fc = self.fc_prog();
+            self.b.window_fetch_pair(target, w0, w1, fc, self.c.cycles);
+            self.c.cycles += 8;
+            self.c.ird = w0;
+            self.c.irc = w1;
+            self.c.pc = target.wrapping_add(4);
+            return Ok(());
+        }
         self.c.ird = self.read_prog(target)?;
         self.c.irc = self.read_prog(target.wrapping_add(2))?;
         self.c.pc = target.wrapping_add(4);

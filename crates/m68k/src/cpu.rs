@@ -418,12 +418,26 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// observer report, interrupt sampling.
     #[inline(always)]
     pub(crate) fn boundary(&mut self, start: u64, pc: Option<u32>) {
-        let bd = self.b.boundary(self.c.cycles);
-        self.c.cycles += bd.extra as u64;
+        // Two copies of the rest: the common boundary (nothing to do, the
+        // bus's `boundary_quick`) neither adds nor stores the time (with
+        // one copy, the fast path's zero went through the merge with the
+        // slow path's result and was added and stored).
+        if let Some(ipl) = self.b.boundary_quick(self.c.cycles) {
+            self.boundary_rest(start, pc, ipl);
+        } else {
+            let bd = self.b.boundary(self.c.cycles);
+            self.c.cycles += bd.extra as u64;
+            self.boundary_rest(start, pc, bd.ipl);
+        }
+    }
+
+    /// The observer report and the interrupt sampling of [`Self::boundary`].
+    #[inline(always)]
+    fn boundary_rest(&mut self, start: u64, pc: Option<u32>, ipl: u8) {
         if let Some(pc) = pc {
             self.b.instruction(pc, (self.c.cycles - start) as u32);
         }
-        let ipl = bd.ipl & 7;
+        let ipl = ipl & 7;
         if ipl != self.c.ipl {
             if ipl == 7 {
                 // Level 7 is edge-triggered (non-maskable).

@@ -8,7 +8,7 @@
 //! into bit 8 of the 9-bit bank, which selects 68000 address bits 23-15),
 //! 7F11 PSG, 7F00-7F1F VDP, 8000-FFFF the 32 KB window into the 68000 bus.
 
-use retroprof_z80::{Bus, Z80};
+use retroprof_z80::{Bus, T_MEM, Z80};
 
 use crate::cart::Cart;
 pub use crate::reference::ReferenceRules;
@@ -312,6 +312,19 @@ impl Z80Ctx<'_> {
         }
     }
 
+    /// [`Bus::read_pair`] when a byte is outside Z80 RAM or the pair
+    /// crosses its end: the two reads one by one (time by value, as in
+    /// `read_slow`).
+    #[cold]
+    #[inline(never)]
+    fn read_pair_slow(&mut self, addr: u16, mut t: u64) -> (u16, u64) {
+        t += T_MEM;
+        let lo = self.read(addr, &mut t);
+        t += T_MEM;
+        let hi = self.read(addr.wrapping_add(1), &mut t);
+        (u16::from_le_bytes([lo, hi]), t)
+    }
+
     #[cold]
     #[inline(never)]
     fn write_slow(&mut self, addr: u16, data: u8, t: u64) -> u64 {
@@ -352,6 +365,24 @@ impl Bus for Z80Ctx<'_> {
         } else {
             let (v, wait) = self.read_slow(addr, *t);
             *t += wait;
+            v
+        }
+    }
+
+    /// Both bytes in Z80 RAM (0000-3FFF with the mirror folded onto
+    /// 0000-1FFF by clearing bit 13) and the pair not across its end: one
+    /// 16-bit load, no wait state (the XGM driver's `JP cc,nn` and other
+    /// immediate words; its `POP DE` reads the bank window and takes the
+    /// slow path).
+    #[inline(always)]
+    fn read_pair(&mut self, addr: u16, t: &mut u64) -> u16 {
+        let a = (addr & 0xDFFF) as usize;
+        if a < 0x1FFF {
+            *t += 2 * T_MEM;
+            u16::from_le_bytes([self.ram[a], self.ram[a + 1]])
+        } else {
+            let (v, after) = self.read_pair_slow(addr, *t);
+            *t = after;
             v
         }
     }

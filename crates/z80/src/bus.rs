@@ -5,7 +5,7 @@ use crate::Z80;
 
 /// T-states of a memory read or write machine cycle (Zilog UM0080: MRD/MWR
 /// cycles are 3 T).
-pub(crate) const T_MEM: u64 = 3;
+pub const T_MEM: u64 = 3;
 /// T-states of an opcode fetch (M1) cycle (Zilog UM0080: 4 T).
 pub(crate) const T_M1: u64 = 4;
 /// T-states of an I/O cycle (Zilog UM0080: 4 T including the automatic wait
@@ -24,6 +24,20 @@ pub trait Bus {
     fn read(&mut self, addr: u16, t: &mut u64) -> u8;
     /// Memory write (MREQ, WR).
     fn write(&mut self, addr: u16, value: u8, t: &mut u64);
+    /// Two memory reads, of `addr` and then `addr + 1` (an immediate word,
+    /// or a word popped from the stack), one machine cycle ([`T_MEM`]) each:
+    /// `t` is the counter before the first cycle, and on return it includes
+    /// both. By default the two [`Bus::read`]s, each at the T-state a
+    /// single read would have; a bus may override it only with the same
+    /// effect (the Mega Drive's: both bytes in Z80 RAM, one load).
+    #[inline(always)]
+    fn read_pair(&mut self, addr: u16, t: &mut u64) -> u16 {
+        *t += T_MEM;
+        let lo = self.read(addr, t);
+        *t += T_MEM;
+        let hi = self.read(addr.wrapping_add(1), t);
+        u16::from_le_bytes([lo, hi])
+    }
     /// Opcode fetch (M1); by default a plain read.
     #[inline(always)]
     fn fetch(&mut self, addr: u16, t: &mut u64) -> u8 {
@@ -66,13 +80,14 @@ pub trait Bus {
 
 /// What a run keeps apart from the register file, so that the compiler can
 /// hold it in host registers (the register file stays in memory: the CB/ED
-/// decoders index it at run time).
+/// decoders index it at run time). R's counter is not here: incremented in
+/// the register file (one read-modify-write per M1) it costs one host
+/// instruction, in a host register three (the copies between the 256
+/// handlers' registers) and one register the handlers then lack (#17,
+/// crates/megadrive/README.md "The Z80's skeleton").
 pub(crate) struct Hot {
     /// T-state counter ([`Z80::tstates`] during the run).
     pub(crate) t: u64,
-    /// The refresh counter ([`Z80::r`]'s low 7 bits; `Z80::rc` during the
-    /// run).
-    pub(crate) rc: u8,
     /// `false` only when the next step can neither take an interrupt nor
     /// have an EI/DI/prefix delay to end: IFF1 clear (or the line low on a
     /// bus with [`Bus::INT_LINE_STEADY`]) and no `int_blocked`. `true` is
@@ -88,7 +103,6 @@ impl Hot {
     pub(crate) fn of(cpu: &Z80) -> Hot {
         Hot {
             t: cpu.tstates,
-            rc: cpu.rc,
             gate: cpu.int_blocked || cpu.iff1,
         }
     }
@@ -96,7 +110,6 @@ impl Hot {
     #[inline(always)]
     pub(crate) fn store(self, cpu: &mut Z80) {
         cpu.tstates = self.t;
-        cpu.rc = self.rc;
     }
     /// The next step must look at IFF1, `int_blocked` and the line.
     #[inline(always)]
@@ -132,7 +145,7 @@ impl Z80 {
     pub(crate) fn fetch_op<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u8 {
         let pc = self.pc;
         self.pc = pc.wrapping_add(1);
-        ts.rc = ts.rc.wrapping_add(1);
+        self.rc = self.rc.wrapping_add(1);
         ts.t += T_M1;
         bus.fetch(pc, &mut ts.t)
     }
@@ -144,9 +157,9 @@ impl Z80 {
     }
     #[inline(always)]
     pub(crate) fn imm16<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u16 {
-        let lo = self.imm8(bus, ts) as u16;
-        let hi = self.imm8(bus, ts) as u16;
-        (hi << 8) | lo
+        let pc = self.pc;
+        self.pc = pc.wrapping_add(2);
+        bus.read_pair(pc, &mut ts.t)
     }
     #[inline(always)]
     pub(crate) fn push<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot, v: u16) {
@@ -157,10 +170,8 @@ impl Z80 {
     }
     #[inline(always)]
     pub(crate) fn pop<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) -> u16 {
-        let lo = self.rd(bus, ts, self.sp) as u16;
-        self.sp = self.sp.wrapping_add(1);
-        let hi = self.rd(bus, ts, self.sp) as u16;
-        self.sp = self.sp.wrapping_add(1);
-        (hi << 8) | lo
+        let sp = self.sp;
+        self.sp = sp.wrapping_add(2);
+        bus.read_pair(sp, &mut ts.t)
     }
 }

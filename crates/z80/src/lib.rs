@@ -35,7 +35,7 @@ mod ops;
 mod registers;
 mod step;
 
-pub use bus::Bus;
+pub use bus::{Bus, T_MEM};
 pub use flags::{FLAG_C, FLAG_H, FLAG_N, FLAG_PV, FLAG_S, FLAG_X, FLAG_Y, FLAG_Z};
 use registers::{A, C, E, F, IXL, IYL, L};
 

@@ -13,7 +13,7 @@ impl Z80 {
             self.halted = false;
             self.pc = self.pc.wrapping_add(1);
         }
-        ts.rc = ts.rc.wrapping_add(1);
+        self.rc = self.rc.wrapping_add(1);
         self.iff1 = false;
         self.iff2 = false;
         // The acknowledge M1 cycle comes first, then the pushes (and in IM 2
@@ -49,8 +49,8 @@ impl Z80 {
     }
 
     /// Fetch and execute the next instruction (the step's checks done).
-    /// `ts` holds the T-state counter, R's counter and the interrupt gate
-    /// apart from the registers (see [`Hot`]): in `run_until` it is a local
+    /// `ts` holds the T-state counter and the interrupt gate apart from the
+    /// registers (see [`Hot`]): in `run_until` it is a local
     /// of its own, which the compiler keeps in host registers even though
     /// the rest of the register file stays in memory.
     #[inline(always)]
@@ -118,8 +118,8 @@ impl Z80 {
     }
 
     /// Run steps until the T-state counter reaches `until`. The registers
-    /// live in a local copy meanwhile, and the T-state counter, R's counter
-    /// and the interrupt gate in a local of their own (`Hot`): the copy stays
+    /// live in a local copy meanwhile, and the T-state counter and the
+    /// interrupt gate in a local of their own (`Hot`): the copy stays
     /// in memory (the CB/ED decoders index the register file at run time, so
     /// LLVM cannot split it into scalars), the counters in host registers.
     ///

@@ -452,3 +452,60 @@ fn fetch_window_changes_no_access_time_or_report() {
         assert_eq!(run(Some(w)).4, 0, "window {w:x?}");
     }
 }
+
+#[test]
+fn paired_window_fetches_change_no_access_time_or_report() {
+    // The paths that take two window words at once (a jump's queue refill,
+    // two extension words) and their fallbacks at the window's end:
+    // 0x1000: move.l #$12345678,d5 ; move.l ($1104).l,d6 ;
+    //         move.l d5,($1180).l ; addq.l #1,d0 ; jmp ($17FA).l
+    // 0x17FA: move.l #$AAAABBBB,d7 (its second extension word at 0x17FE)
+    // 0x1800: jmp ($1000).l
+    // With the window 0x1000-0x17FF the extension words of the move at
+    // 0x17FA straddle its end (0x17FE in, 0x1800 out); with 0x1000-0x17FB
+    // the jump to 0x17FA does (0x17FA in, 0x17FC out).
+    let program = [
+        0x2A3C, 0x1234, 0x5678, 0x2C39, 0x0000, 0x1104, 0x23C5, 0x0000, 0x1180, 0x5280, 0x4EF9,
+        0x0000, 0x17FA,
+    ];
+    let run = |window: Option<(u32, usize)>| {
+        let mut bus = Ram::with_program(&program);
+        bus.w16(0x1104, 0x0BAD);
+        bus.w16(0x1106, 0xCAFE);
+        for (i, w) in [0x2E3C, 0xAAAA, 0xBBBB, 0x4EF9, 0x0000, 0x1000]
+            .into_iter()
+            .enumerate()
+        {
+            bus.w16(0x17FA + 2 * i as u32, w);
+        }
+        bus.window = window;
+        let mut cpu = boot(&mut bus);
+        let mut log = Log::default();
+        let mut t = cpu.cycles();
+        let mut states = Vec::new();
+        for chunk in [5, 37, 130, 411, 1000, 2500] {
+            t += chunk;
+            assert_eq!(cpu.run_until(&mut bus, &mut log, t), Stop::Target);
+            states.push((cpu.registers(), cpu.cycles()));
+        }
+        (states, log, bus.reads, bus.writes, bus.window_fetches)
+    };
+    let exact = run(None);
+    let (r, _) = exact.0.last().unwrap();
+    assert_eq!(r.d[5], 0x1234_5678);
+    assert_eq!(r.d[6], 0x0BAD_CAFE);
+    assert_eq!(r.d[7], 0xAAAA_BBBB);
+    assert!(r.d[0] > 20, "{} loops", r.d[0]);
+    for w in [(0x1000, 0x400), (0x1000, 0x3FE)] {
+        let windowed = run(Some(w));
+        assert!(
+            windowed.4 > 100,
+            "{} fetches from window {w:x?}",
+            windowed.4
+        );
+        assert_eq!(exact.0, windowed.0, "registers and time, window {w:x?}");
+        assert_eq!(exact.1, windowed.1, "observer reports, window {w:x?}");
+        assert_eq!(exact.2, windowed.2, "reads and fetches, window {w:x?}");
+        assert_eq!(exact.3, windowed.3, "writes, window {w:x?}");
+    }
+}

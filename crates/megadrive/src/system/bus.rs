@@ -577,6 +577,16 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         }
     }
 
+    #[inline(always)]
+    fn boundary_quick(&mut self, now: u64) -> Option<u8> {
+        // `boundary`'s fast path.
+        if now >= self.hw.check_at {
+            return None;
+        }
+        self.hw.clock.cpu_cycles = now;
+        Some(self.hw.ipl)
+    }
+
     fn next_event(&mut self, _now: u64) -> u64 {
         // STOP: wake at the next line event (the only times the interrupt
         // level can change without the CPU).
@@ -591,6 +601,12 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
     fn window_fetch(&mut self, _addr: u32, word: u16, _fc: FunctionCode, _now: u64) {
         // What `read_word`'s cartridge branch does besides the read.
         self.hw.open_bus = word;
+    }
+
+    #[inline(always)]
+    fn window_fetch_pair(&mut self, _addr: u32, _w0: u16, w1: u16, _fc: FunctionCode, _now: u64) {
+        // The second word is the latch's value after both.
+        self.hw.open_bus = w1;
     }
 
     fn program_word(&mut self, addr: u32) -> Option<u16> {

@@ -221,3 +221,42 @@ fn window_7f_waits_under_the_reference_rule() {
     assert!(rule.m68k_stall == 70 || rule.m68k_stall == 77);
     assert_eq!(rule.clock, plain.clock + 3 * 15);
 }
+
+/// The bus's word reads (`Bus::read_pair`: immediate words, `LD rr,(nn)`,
+/// `POP`) at the edges of Z80 RAM: inside the mirror (one load), across the
+/// end of the RAM into its mirror, across the end of the mirror into the
+/// YM2612, and from the bank window (two 68000-bus accesses).
+#[test]
+fn word_reads_at_the_edges_of_z80_ram() {
+    let c = cart();
+    let mut wram = [0u8; 0x10000];
+    let mut z = Z80Sys::new();
+    let prog = [
+        0x2A, 0xFF, 0x1F, // ld hl,(1FFF): ram[1FFF], then ram[0] (2000 is its mirror)
+        0xFD, 0x2A, 0xFE, 0x2F, // ld iy,(2FFE): the mirror of 0FFE-0FFF
+        0xDD, 0x2A, 0xFF, 0x3F, // ld ix,(3FFF): ram[1FFF], then the YM2612 at 4000
+        0x31, 0x00, 0x81, // ld sp,8100: the bank window (bank 0: cartridge 0100)
+        0xD1, // pop de: "SE" of the header
+        0xC3, 0xFE, 0x1F, // jp 1FFE
+    ];
+    z.ram[..prog.len()].copy_from_slice(&prog);
+    z.ram[0x0FFE] = 0x34;
+    z.ram[0x0FFF] = 0x12;
+    // 1FFE: jp nn with its immediate word across the end of the RAM: 1FFF
+    // and 2000 (= 0000, 0x2A): jp 2A20, the mirror of 0A20: halt.
+    z.ram[0x1FFE] = 0xC3;
+    z.ram[0x1FFF] = 0x20;
+    z.ram[0x0A20] = 0x76;
+    z.set_reset(false, 0);
+    z.run_until(15 * 200, &c, &mut wram);
+    let cpu = &z.cpu;
+    assert_eq!(cpu.hl(), 0x2A20);
+    assert_eq!(cpu.iy(), 0x1234);
+    assert_eq!(cpu.ix() & 0xFF, 0x20);
+    assert_eq!(cpu.de(), u16::from_le_bytes(*b"SE"));
+    assert_eq!(cpu.sp, 0x8102);
+    assert!(cpu.halted);
+    assert_eq!(cpu.pc, 0x2A20);
+    assert_eq!(z.bank_accesses, 2);
+    assert_eq!(z.bad_bank_accesses, 0);
+}

@@ -183,15 +183,10 @@ impl Z80 {
                     1 => {
                         ts.t += 1;
                         self.set_r(self.reg[A]);
-                        ts.rc = self.rc;
                     }
                     2 | 3 => {
                         ts.t += 1;
-                        let v = if y == 2 {
-                            self.i
-                        } else {
-                            (self.r7 & 0x80) | (ts.rc & 0x7F)
-                        };
+                        let v = if y == 2 { self.i } else { self.r() };
                         self.reg[A] = v;
                         let f = (self.reg[F] & FLAG_C)
                             | SZXY[v as usize]

@@ -374,9 +374,8 @@ impl Z80 {
             }
             0x2A => {
                 let a = self.imm16(bus, ts);
-                let lo = self.rd(bus, ts, a) as u16;
-                let hi = self.rd(bus, ts, a.wrapping_add(1)) as u16;
-                self.set_xy::<P>((hi << 8) | lo);
+                let v = bus.read_pair(a, &mut ts.t);
+                self.set_xy::<P>(v);
                 self.memptr = a.wrapping_add(1);
             }
             0x3A => {
