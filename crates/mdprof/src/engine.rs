@@ -413,8 +413,24 @@ pub struct Profiler {
     /// Shadow call stack; each entry's data is its call-tree node.
     stack: ShadowStack<u32>,
     cur_attr: u32,
-    /// Attribution id of the last instruction executed.
+    /// The attribution id an instruction takes the hot path with:
+    /// `cur_attr` when nothing is pending, `NONE` (no instruction's id)
+    /// while a call, return or KDebug marker waits for the instruction's
+    /// report, so that one compare per instruction tests both (see
+    /// [`Profiler::sync_hot`]).
+    hot_attr: u32,
+    /// Attribution id of the last instruction executed, unless
+    /// `ahead_from` says otherwise (read it with [`Profiler::last_attr`]).
     last_attr: u32,
+    /// A switch made ahead of its instruction ([`Profiler::switch_ahead`]):
+    /// while no instruction has run since (`acc` is still 0: every
+    /// instruction adds its time to it, and a flush of a non-zero `acc`
+    /// clears this), the last instruction executed was `ahead_from`'s,
+    /// not `last_attr`'s. `NONE`: no such switch.
+    ahead_from: u32,
+    /// An exception came between a call or return event and its
+    /// instruction's report: the next instruction is not at its target.
+    pending_faulted: bool,
     /// Charge exception entry to the interrupted code
     /// ([`crate::EntryCharge::Interrupted`]).
     entry_to_interrupted: bool,
@@ -484,7 +500,10 @@ impl Profiler {
             node_base: Vec::new(),
             stack: ShadowStack::new(MAX_STACK),
             cur_attr: NONE,
+            hot_attr: NONE,
             last_attr: 0,
+            ahead_from: NONE,
+            pending_faulted: false,
             entry_to_interrupted: false,
             cur_leaf: 0,
             acc: 0,
@@ -564,6 +583,8 @@ impl Profiler {
         let acc = std::mem::take(&mut self.acc);
         self.node_mclk[self.cur_leaf as usize] += acc;
         if acc != 0 {
+            // An instruction ran since any switch made ahead of it.
+            self.ahead_from = NONE;
             // Time is only ever added while a function runs.
             debug_assert!(self.cur_attr != NONE);
             let a = self.cur_attr as usize;
@@ -595,16 +616,62 @@ impl Profiler {
         }
     }
 
-    /// The function at the PC changed (cold path): new call-tree leaf, and
-    /// the wait / loop-start state machine.
+    /// `hot_attr` after a change of `cur_attr` or `pending`.
+    #[inline(always)]
+    fn sync_hot(&mut self) {
+        self.hot_attr = if matches!(self.pending, Pending::None) {
+            self.cur_attr
+        } else {
+            NONE
+        };
+    }
+
+    /// An instruction of attribution id `a` whose id is not `hot_attr`
+    /// (cold path): the function changed, or a call, return or KDebug
+    /// marker is pending, or both. Charges `t` (the instruction's total)
+    /// like the hot path, in the order the events ask for: the switch
+    /// first (the instruction is the new function's), then the pending
+    /// stack change (which flushes the instruction's time with the
+    /// function it ran in).
     #[cold]
     #[inline(never)]
+    fn instruction_cold(
+        &mut self,
+        a: u32,
+        total: u32,
+        refresh: u32,
+        z80_stall: u32,
+        clock: &Clock,
+    ) {
+        let t = total as u64;
+        // The first instruction after an exception entry comes here
+        // (`exception` leaves `hot_attr` at `NONE`).
+        self.pcs.last_entry = false;
+        if a != self.cur_attr {
+            if self.cpu_start.is_none() {
+                self.cpu_start = Some(clock.mclk().saturating_sub(t));
+            }
+            self.switch(a, clock);
+        }
+        self.acc += t;
+        if !matches!(self.pending, Pending::None) {
+            // The parts it needs as scalars: an `InstrCost` argument
+            // (passed by reference to a copy) was built on the stack for
+            // every instruction.
+            self.apply_pending(total, refresh, z80_stall, clock);
+        }
+        self.sync_hot();
+    }
+
+    /// The function at the PC changed (cold path): new call-tree leaf, and
+    /// the wait / loop-start state machine.
+    #[inline]
     fn switch(&mut self, a: u32, clock: &Clock) {
         self.flush_acc();
         self.cur_attr = a;
         // The instruction (or polling passes) being charged is `a`'s; until
         // the next switch `last_attr` stays `cur_attr`.
-        self.last_attr = a;
+        self.set_last_attr(a);
         self.cur_leaf = self.leaf_for(a);
         if self.exc_depth == 0 {
             let idle = self.attr.is_idle(a);
@@ -627,8 +694,56 @@ impl Profiler {
         }
     }
 
-    #[cold]
-    #[inline(never)]
+    /// Attribution id of the last instruction executed (or of the last
+    /// exception entry or polling passes).
+    fn last_attr(&self) -> u32 {
+        if self.ahead_from != NONE && self.acc == 0 {
+            self.ahead_from
+        } else {
+            self.last_attr
+        }
+    }
+
+    #[inline]
+    fn set_last_attr(&mut self, a: u32) {
+        self.last_attr = a;
+        self.ahead_from = NONE;
+    }
+
+    /// After a call or return (its stack change applied, `acc` flushed):
+    /// make now the switch to `a` that the next instruction, the one at
+    /// `target` (of attribution id `a`), would make, when it would change
+    /// nothing but `cur_attr` and `last_attr`: its call-tree leaf is
+    /// already `cur_leaf` (the top stack frame's node is `a`'s) and the
+    /// wait / loop-start state machine would not move (its transitions
+    /// read the clock at that instruction, so they stay with it). The next
+    /// instruction then takes the hot path. Until it has run, the last
+    /// instruction executed is still the call's or return's
+    /// ([`Profiler::last_attr`] tells by `acc`, 0 until an instruction
+    /// adds to it); an exception before it switches anyway. Otherwise (or when an exception came
+    /// between the event and its instruction's report, `faulted`: the next
+    /// instruction is the handler's) the switch waits for the instruction
+    /// (`cur_attr` is `NONE`).
+    #[inline(always)]
+    fn switch_ahead(&mut self, a: u32, faulted: bool) {
+        let top = self.stack.top().map_or(0, |f| f.data);
+        let same_leaf = top != 0 && top == self.cur_leaf && self.nodes[top as usize].attr == a;
+        let moves = self.exc_depth == 0 && {
+            let idle = self.attr.is_idle(a);
+            (idle && !self.in_wait) || (!idle && self.in_wait && self.idle_calls == 0)
+        };
+        if faulted || !same_leaf || moves {
+            self.cur_attr = NONE;
+            return;
+        }
+        // `acc` was just flushed: no ahead switch is pending.
+        debug_assert!(self.acc == 0 && self.ahead_from == NONE);
+        self.ahead_from = self.last_attr;
+        self.cur_attr = a;
+        self.last_attr = a;
+    }
+
+    #[inline]
     fn apply_pending(&mut self, total: u32, refresh: u32, z80_stall: u32, clock: &Clock) {
         if self.kdebug.has_queued() {
             // The instruction that wrote began `total` before its end.
@@ -641,6 +756,7 @@ impl Profiler {
             let start = clock.instruction_end(&cost) - total as u64;
             self.kdebug.resolve(start);
         }
+        let faulted = std::mem::take(&mut self.pending_faulted);
         match std::mem::replace(&mut self.pending, Pending::None) {
             Pending::None | Pending::KDebug => {}
             Pending::Call { target, sp, from } => {
@@ -665,8 +781,9 @@ impl Profiler {
                 self.stack.push_call(sp, node);
                 self.cur_leaf = node;
                 // The next instruction (the callee's) finds its frame node
-                // and runs the wait / loop-start state machine.
-                self.cur_attr = NONE;
+                // and runs the wait / loop-start state machine, unless that
+                // can be done now.
+                self.switch_ahead(ta, faulted);
             }
             Pending::Ret { from, target, sp } => {
                 self.flush_acc();
@@ -681,8 +798,10 @@ impl Profiler {
                 // Until the next instruction refines it, time (an interrupt
                 // taken at once) goes under the caller's frame.
                 self.cur_leaf = self.stack.top().map_or(0, |f| f.data);
-                // The next instruction recomputes its leaf.
-                self.cur_attr = NONE;
+                // The next instruction recomputes its leaf, unless that can
+                // be done now.
+                let a = self.attr.id(target);
+                self.switch_ahead(a, faulted);
             }
         }
     }
@@ -759,6 +878,7 @@ impl Profiler {
         self.wait_loops.push(head);
         // From here on the loop's time is idle: enter the wait now.
         self.switch(id, clock);
+        self.sync_hot();
     }
 
     /// Mark the current frame as one the game itself says is loading (not
@@ -773,7 +893,16 @@ impl Profiler {
     /// the system's view (for the watches) and its instruction count.
     /// `now` is the CPU's time (`System::mclk`), which may be past the
     /// frame's end by the last instruction.
-    pub fn frame_done(&mut self, info: &FrameInfo, view: &SystemView, now: u64, instructions: u64) {
+    /// `last_pc` is the address of the last instruction executed
+    /// (`System::last_pc`), whose cost slot an overrun is split from.
+    pub fn frame_done(
+        &mut self,
+        info: &FrameInfo,
+        view: &SystemView,
+        now: u64,
+        instructions: u64,
+        last_pc: Option<u32>,
+    ) {
         let watch = self
             .watches
             .iter()
@@ -795,7 +924,7 @@ impl Profiler {
             let r = self.renderer.get_or_insert_with(Default::default);
             self.fa.black = picture_black(r, view);
         }
-        self.frame_done_at(info, now, watch, instructions);
+        self.frame_done_at(info, now, watch, instructions, last_pc);
     }
 
     /// [`Profiler::frame_done`] with the CPU's time `now` (master clocks,
@@ -807,11 +936,12 @@ impl Profiler {
         now: u64,
         watch: Vec<u32>,
         instructions: u64,
+        last_pc: Option<u32>,
     ) {
         self.flush_acc();
         // Split an instruction that ran past the frame's end.
         let over = now.saturating_sub(info.end_mclk);
-        let last = self.last_attr;
+        let last = self.last_attr();
         let over = over.min(self.mclk[last as usize] - self.snap[last as usize]);
         self.mclk[last as usize] -= over;
         let counted = info.frame >= self.from;
@@ -869,10 +999,10 @@ impl Profiler {
         });
         self.total_instructions = instructions;
         self.last_instructions = instructions;
-        self.pcs.frame_end(over, last);
+        self.pcs.frame_end(over, last, last_pc);
         if info.frame + 1 == self.from {
             self.mark_counted_start();
-            self.pcs.mark_counted_start(over, last);
+            self.pcs.mark_counted_start(over, last, last_pc);
         }
     }
 
@@ -929,32 +1059,25 @@ impl MdObserver for Profiler {
     }
 
     /// The hot path: one look-up of the address's cell (its attribution
-    /// id and its add, [`crate::pccost`]), one compare of the id with the
-    /// function running (a change is the cold `Profiler::switch`), one
-    /// add into `acc` (the running function's time since the last switch,
-    /// charged to it and to its call-tree leaf by `Profiler::flush_acc`),
-    /// the cost parts (folded away when the adapter passes zeros) and one
-    /// test for a pending call or return.
+    /// id and its add, [`crate::pccost`]), one compare of the id with
+    /// `hot_attr`, the function running while no call, return or KDebug
+    /// marker is pending (a change of function or a pending event is the
+    /// cold `Profiler::instruction_cold`), one add into `acc` (the running
+    /// function's time since the last switch, charged to it and to its
+    /// call-tree leaf by `Profiler::flush_acc`) and the cost parts (folded
+    /// away when the adapter passes zeros).
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cost: InstrCost, clock: &Clock) {
         let t = cost.total as u64;
         let a = self.pcs.charge(pc, t);
-        if a != self.cur_attr {
-            if self.cpu_start.is_none() {
-                self.cpu_start = Some(clock.mclk().saturating_sub(t));
-            }
-            self.switch(a, clock);
-        }
-        self.acc += t;
         self.fa.freeze_mclk += cost.dma_freeze as u64;
         self.fa.fifo_mclk += cost.fifo_wait as u64;
         self.fa.refresh_mclk += cost.refresh as u64;
         self.fa.z80_stall_mclk += cost.z80_stall as u64;
-        if !matches!(self.pending, Pending::None) {
-            // The parts it needs as scalars: an `InstrCost` argument
-            // (passed by reference to a copy) was built on the stack for
-            // every instruction.
-            self.apply_pending(cost.total, cost.refresh, cost.z80_stall, clock);
+        if a == self.hot_attr {
+            self.acc += t;
+        } else {
+            self.instruction_cold(a, cost.total, cost.refresh, cost.z80_stall, clock);
         }
     }
 
@@ -984,7 +1107,8 @@ impl MdObserver for Profiler {
         for (&pc, &m) in pcs.iter().zip(mclk) {
             self.pcs.charge(pc, m);
         }
-        self.last_attr = a;
+        self.pcs.last_entry = false;
+        self.set_last_attr(a);
         // Charged to `a` with the next flush.
         self.acc += t;
         self.fa.refresh_mclk += refresh.iter().sum::<u64>();
@@ -1007,13 +1131,18 @@ impl MdObserver for Profiler {
         if matches!(kind, ExceptionKind::Interrupt(_)) {
             self.fa.interrupts += 1;
         }
+        if !matches!(self.pending, Pending::None) {
+            // Inside the instruction that made the call or return: the
+            // next instruction is the handler's, not at the event's target.
+            self.pending_faulted = true;
+        }
         let h = self.attr.id(handler);
         if self.entry_to_interrupted {
             // Entry time goes to the function of the last instruction that
             // ran (the previous PC, also when that was the wait's `rts`)
             // and to its call-tree leaf, before the handler's frame is
             // pushed.
-            let a = self.last_attr;
+            let a = self.last_attr();
             self.flush_acc();
             self.mclk[a as usize] += mclk as u64;
             self.touch(a);
@@ -1032,7 +1161,10 @@ impl MdObserver for Profiler {
         }
         let to_handler = !self.entry_to_interrupted;
         self.cur_attr = h;
-        self.last_attr = h;
+        self.set_last_attr(h);
+        // The next instruction takes the cold path, which notes that the
+        // last charge is no longer this entry's (`PcCosts::last_entry`).
+        self.hot_attr = NONE;
         if to_handler {
             // `acc` is `cur_attr`'s, now `h`.
             self.pcs.charge_entry(h, mclk as u64);
@@ -1047,6 +1179,7 @@ impl MdObserver for Profiler {
             sp,
             from: from_pc,
         };
+        self.hot_attr = NONE;
     }
 
     #[inline(always)]
@@ -1056,6 +1189,7 @@ impl MdObserver for Profiler {
             target,
             sp,
         };
+        self.hot_attr = NONE;
     }
 
     #[inline(always)]
@@ -1067,6 +1201,7 @@ impl MdObserver for Profiler {
             // call/return pending beside it also runs).
             VdpWrite::Marker if matches!(self.pending, Pending::None) => {
                 self.pending = Pending::KDebug;
+                self.hot_attr = NONE;
             }
             // Register 1, bit 6: display enable (the gameplay rule).
             VdpWrite::Register(1, v) => {
@@ -1218,7 +1353,7 @@ mod tests {
         i(&mut p, 0x220, 4);
         let total: u64 =
             10 + 20 + 8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16 + 44 + 12 + 20 + 4 + 18 + 4;
-        p.frame_done_at(&info(0), 0, Vec::new(), 0);
+        p.frame_done_at(&info(0), 0, Vec::new(), 0, Some(0x220));
         let f = &p.frames[0];
         assert_eq!(f.acc.loop_starts, 1);
         assert_eq!(f.acc.interrupts, 2);
@@ -1260,9 +1395,9 @@ mod tests {
         let c = Clock::default();
         p.instruction(0x200, cost(100), &c);
         // The CPU ended 70 mclk past the frame end: those belong to frame 1.
-        p.frame_done_at(&info(0), FRAME + 70, Vec::new(), 1);
+        p.frame_done_at(&info(0), FRAME + 70, Vec::new(), 1, Some(0x200));
         p.instruction(0x202, cost(10), &c);
-        p.frame_done_at(&info(1), 2 * FRAME, Vec::new(), 2);
+        p.frame_done_at(&info(1), 2 * FRAME, Vec::new(), 2, Some(0x202));
         assert_eq!(p.frames[0].busy_mclk, 700 - 70);
         assert_eq!(p.frames[0].idle_mclk, FRAME - 630);
         assert_eq!(p.frames[1].busy_mclk, 70 + 70);

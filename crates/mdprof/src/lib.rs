@@ -370,7 +370,7 @@ impl Session {
             match ran {
                 Ok(info) => {
                     let n = sys.instructions();
-                    prof.frame_done(&info, &sys.view(), sys.mclk(), n);
+                    prof.frame_done(&info, &sys.view(), sys.mclk(), n, sys.last_pc());
                     last_info = Some(info);
                     if self.options.stop_on_halt && prof.kdebug.first_halt().is_some() {
                         progress(frame + 1, self.options.frames);

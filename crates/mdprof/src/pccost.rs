@@ -51,8 +51,9 @@ pub struct PcCosts {
     /// Exception entry master clocks per attribution id, whole run.
     pub(crate) entry: Vec<u64>,
     entry_base: Vec<u64>,
-    /// Slot of the last charge ([`LAST_ENTRY`]: exception entry).
-    pub(crate) last: usize,
+    /// The last charge was exception entry (else it was the instruction
+    /// whose address the engine passes to the frame's end).
+    pub(crate) last_entry: bool,
     /// The last finished frame's overrun: (slot or [`LAST_ENTRY`],
     /// attribution id, master clocks) of the charge that ran past its end,
     /// which no counted frame has (yet).
@@ -79,7 +80,7 @@ impl PcCosts {
             base: Vec::new(),
             entry: vec![0; attr.len()],
             entry_base: Vec::new(),
-            last: 0,
+            last_entry: false,
             tail: (0, 0, 0),
         }
     }
@@ -148,14 +149,13 @@ impl PcCosts {
     }
 
     /// Charge `mclk` to the instruction at `pc` and return its attribution
-    /// id (the hot path: one cell, its id and its add).
+    /// id (the hot path: one cell, its id and its add; the engine clears
+    /// `last_entry` at the first instruction after an exception entry).
     #[inline(always)]
     pub fn charge(&mut self, pc: u32, mclk: u64) -> u32 {
-        let (c, s) = self.cell(pc);
+        let (c, _) = self.cell(pc);
         c.mclk += mclk;
-        let id = c.id;
-        self.last = s;
-        id
+        c.id
     }
 
     /// The code at `pc` is attribution id `id` from now on (the engine
@@ -177,7 +177,7 @@ impl PcCosts {
     #[inline]
     pub fn charge_entry(&mut self, attr: u32, mclk: u64) {
         self.entry[attr as usize] += mclk;
-        self.last = LAST_ENTRY;
+        self.last_entry = true;
     }
 
     /// Master clocks of `slot`, whole run.
@@ -185,26 +185,39 @@ impl PcCosts {
         self.cell_at(slot).mclk
     }
 
+    /// Slot of the last charge, the last instruction's being at
+    /// `last_pc` ([`LAST_ENTRY`]: exception entry).
+    fn last_slot(&self, last_pc: Option<u32>) -> usize {
+        if self.last_entry {
+            LAST_ENTRY
+        } else {
+            last_pc.map_or(0, |pc| self.slot(pc))
+        }
+    }
+
     /// The counted frames start now. `over` master clocks of the last
-    /// charge ran past the previous frame's end and belong to the counted
-    /// frames (as the engine splits them per function); `last_attr` is the
-    /// attribution id they were charged to.
-    pub(crate) fn mark_counted_start(&mut self, over: u64, last_attr: u32) {
+    /// charge (exception entry, or the instruction at `last_pc`) ran past
+    /// the previous frame's end and belong to the counted frames (as the
+    /// engine splits them per function); `last_attr` is the attribution id
+    /// they were charged to.
+    pub(crate) fn mark_counted_start(&mut self, over: u64, last_attr: u32, last_pc: Option<u32>) {
         self.base = (0..self.slots()).map(|s| self.mclk(s)).collect();
         self.entry_base = self.entry.clone();
-        if self.last == LAST_ENTRY {
+        let last = self.last_slot(last_pc);
+        if last == LAST_ENTRY {
             let e = &mut self.entry_base[last_attr as usize];
             *e = e.saturating_sub(over);
         } else {
-            let b = &mut self.base[self.last];
+            let b = &mut self.base[last];
             *b = b.saturating_sub(over);
         }
     }
 
     /// A frame ended with `over` master clocks of the last charge (to
-    /// attribution id `last_attr`) past its end: the next frame has them.
-    pub(crate) fn frame_end(&mut self, over: u64, last_attr: u32) {
-        self.tail = (self.last, last_attr, over);
+    /// attribution id `last_attr`; exception entry, or the instruction at
+    /// `last_pc`) past its end: the next frame has them.
+    pub(crate) fn frame_end(&mut self, over: u64, last_attr: u32, last_pc: Option<u32>) {
+        self.tail = (self.last_slot(last_pc), last_attr, over);
     }
 
     /// Master clocks of `slot` over the counted frames.

@@ -323,6 +323,13 @@ impl System {
         self.hw.seam.instructions
     }
 
+    /// Address of the last instruction executed, as the observer's
+    /// `instruction` event (or the last of a `poll_passes` report) gave it;
+    /// `None` before the first.
+    pub fn last_pc(&self) -> Option<u32> {
+        self.hw.seam.last_pc()
+    }
+
     /// The last instruction addresses, oldest first.
     pub fn recent_pcs(&self) -> RecentPcs {
         self.hw.seam.recent_pcs()

@@ -75,6 +75,12 @@ impl Seam {
         )
     }
 
+    /// Address of the last instruction executed (`None` before the first).
+    pub(super) fn last_pc(&self) -> Option<u32> {
+        let i = self.instructions.checked_sub(1)?;
+        Some(self.poll_run.pc(i).unwrap_or(self.recent[Self::ring(i)]))
+    }
+
     /// `n` more instructions were skipped polling passes over `pcs`
     /// (starting with `pcs[0]`): kept as [`Seam::poll_run`]. The previous
     /// run's entries go into the ring first where they can still be among
