@@ -112,7 +112,13 @@ impl Z80Sys {
             stall: 0,
             bank_count: 0,
             busy_start: self.m68k_bus_busy.0,
-            busy_len: self.m68k_bus_busy.1.saturating_sub(self.m68k_bus_busy.0),
+            // A window that ended by this run's start holds no access of
+            // it (every access is at or after `self.clock`): none.
+            busy_len: if self.m68k_bus_busy.1 <= self.clock {
+                0
+            } else {
+                self.m68k_bus_busy.1.saturating_sub(self.m68k_bus_busy.0)
+            },
             dma_waits: 0,
             rules: self.rules,
         };
@@ -229,8 +235,9 @@ struct Z80Ctx<'a> {
     psg: u64,
     stall: u64,
     bank_count: u64,
-    /// [`Z80Sys::m68k_bus_busy`] as its start and length (0: none), so an
-    /// access tests it with one unsigned compare.
+    /// [`Z80Sys::m68k_bus_busy`] as its start and length (0: none, or
+    /// the window ended before this run), so an access tests it with one
+    /// unsigned compare.
     busy_start: u64,
     busy_len: u64,
     dma_waits: u64,
@@ -249,10 +256,14 @@ impl Z80Ctx<'_> {
         // to that bus waits until the transfer releases it. GPGX holds the
         // Z80 to the DMA end the same way (fact from its Z80 bank access
         // handler).
-        let into_busy = self.now(t).wrapping_sub(self.busy_start);
-        if into_busy < self.busy_len {
-            wait += (self.busy_len - into_busy).div_ceil(Z80_DIVIDER);
-            self.dma_waits += 1;
+        // Most runs have no window (`busy_len` 0: none, or it ended
+        // before the run): one test, no mclk time.
+        if self.busy_len != 0 {
+            let into_busy = self.now(t).wrapping_sub(self.busy_start);
+            if into_busy < self.busy_len {
+                wait += (self.busy_len - into_busy).div_ceil(Z80_DIVIDER);
+                self.dma_waits += 1;
+            }
         }
         let phase_at = if self.rules.bank_stall_before_wait {
             t + wait - Z80_BANK_WAIT_TSTATES as u64

@@ -368,3 +368,43 @@ fn bank_window_pairs_match_two_single_reads() {
     // Most cases are pairs inside the window (not 7FFF or FFFF).
     assert_eq!(pairs, 2 * 5 * 5 * 7 * 4);
 }
+
+/// A 68000 -> VDP DMA window that ended by the time a run starts (the
+/// run then skips the window test) holds no access, like one that ends
+/// after the run's start but before the access; one that still owns the
+/// bus at the access holds it to the window's end (rounded up to a Z80
+/// clock), whichever side of the run's start the window began.
+#[test]
+fn dma_window_ended_before_the_run_is_not_waited_for() {
+    let c = cart();
+    let start = 50_000u64;
+    // LD A,(8000) reads at T 13.
+    let at = start + 13 * Z80_DIVIDER;
+    for from in [start - 500, start - 1, start] {
+        for end in [
+            start - 600,
+            start - 1,
+            start,
+            start + 1,
+            at - 1,
+            at,
+            at + 1,
+            at + 14,
+            at + 15,
+            at + 16,
+            at + 400,
+        ] {
+            let rules = retroprof_megadrive::ReferenceRules::default();
+            let r = one_instruction(&c, &[0x3A, 0x00, 0x80], 0, 0, (from, end), rules, start);
+            let held = from <= at && at < end;
+            let dma = if held {
+                (end - at).div_ceil(Z80_DIVIDER)
+            } else {
+                0
+            };
+            assert_eq!(r.2, 13 + 3 + dma, "window {from}..{end}");
+            assert_eq!(r.5, held as u64, "window {from}..{end}");
+            assert_eq!(r.4, 1);
+        }
+    }
+}
