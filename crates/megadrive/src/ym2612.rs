@@ -19,6 +19,16 @@ struct Timer {
 }
 
 impl Timer {
+    /// The earliest `now` at which [`Timer::advance`] can do anything
+    /// (`u64::MAX`: never, until the timer is written).
+    fn due(&self) -> u64 {
+        if self.running && self.period != 0 {
+            self.next
+        } else {
+            u64::MAX
+        }
+    }
+
     /// Overflows between the last update and `now` (and re-arm).
     fn advance(&mut self, now: u64) -> bool {
         if !self.running || now < self.next || self.period == 0 {
@@ -30,7 +40,7 @@ impl Timer {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Ym2612 {
     addr: [u8; 2],
     regs: [[u8; 256]; 2],
@@ -44,6 +54,32 @@ pub struct Ym2612 {
     /// frame's start, while [`crate::z80::ReferenceRules::ym_busy_grid`] is
     /// in force; `None`: busy for 32 x 42 mclk from the write.
     pub busy_grid: Option<u64>,
+    /// The earliest mclk at which a timer can overflow (the lesser
+    /// [`Timer::due`]; 0 with the skip off): before it, `update` has
+    /// nothing to do and returns after one compare (the XGM driver's
+    /// sample output writes the DAC 200-odd times a frame). Derived state:
+    /// not in the `Debug` output.
+    next_due: u64,
+    /// `update` runs in full at every access (tests: the skip both ways).
+    no_skip: bool,
+}
+
+/// The registers, flags, busy time, timers and counters, as
+/// `#[derive(Debug)]` would print them without the derived `next_due` and
+/// the test switch `no_skip`.
+impl std::fmt::Debug for Ym2612 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ym2612")
+            .field("addr", &self.addr)
+            .field("regs", &self.regs)
+            .field("flags", &self.flags)
+            .field("busy_until", &self.busy_until)
+            .field("a", &self.a)
+            .field("b", &self.b)
+            .field("writes", &self.writes)
+            .field("busy_grid", &self.busy_grid)
+            .finish()
+    }
 }
 
 impl Default for Ym2612 {
@@ -57,6 +93,8 @@ impl Default for Ym2612 {
             b: Timer::default(),
             writes: 0,
             busy_grid: None,
+            next_due: u64::MAX,
+            no_skip: false,
         }
     }
 }
@@ -66,7 +104,26 @@ impl Ym2612 {
         *self = Ym2612 {
             writes: self.writes,
             busy_grid: self.busy_grid,
+            no_skip: self.no_skip,
+            next_due: if self.no_skip { 0 } else { u64::MAX },
             ..Default::default()
+        };
+    }
+
+    /// Tests: with `on` false, every status read and write updates the
+    /// timers in full (no `next_due` skip); results are the same either way.
+    pub fn set_due_skip(&mut self, on: bool) {
+        self.no_skip = !on;
+        self.rearm();
+    }
+
+    /// `next_due` after a timer changed.
+    #[inline]
+    fn rearm(&mut self) {
+        self.next_due = if self.no_skip {
+            0
+        } else {
+            self.a.due().min(self.b.due())
         };
     }
 
@@ -79,7 +136,14 @@ impl Ym2612 {
         (256 - self.regs[0][0x26] as u64) * YM_TIMER_B_SAMPLES * YM_SAMPLE_MCLK
     }
 
+    #[inline(always)]
     fn update(&mut self, now: u64) {
+        if now >= self.next_due {
+            self.update_timers(now);
+        }
+    }
+
+    fn update_timers(&mut self, now: u64) {
         let ctl = self.regs[0][0x27];
         if self.a.advance(now) && ctl & 0x04 != 0 {
             self.flags |= 1;
@@ -87,6 +151,7 @@ impl Ym2612 {
         if self.b.advance(now) && ctl & 0x08 != 0 {
             self.flags |= 2;
         }
+        self.rearm();
     }
 
     /// Status read (any port; the Mega Drive decodes port 0 reliably).
@@ -153,8 +218,9 @@ impl Ym2612 {
             // A new reload value applies from the next overflow.
             0x24 | 0x25 => self.a.period = self.period_a(),
             0x26 => self.b.period = self.period_b(),
-            _ => {}
+            _ => return,
         }
+        self.rearm();
     }
 
     /// Register value (tests).

@@ -112,7 +112,13 @@ impl Z80Sys {
             stall: 0,
             bank_count: 0,
             busy_start: self.m68k_bus_busy.0,
-            busy_len: self.m68k_bus_busy.1.saturating_sub(self.m68k_bus_busy.0),
+            // A window that ended by this run's start holds no access of
+            // it (every access is at or after `self.clock`): none.
+            busy_len: if self.m68k_bus_busy.1 <= self.clock {
+                0
+            } else {
+                self.m68k_bus_busy.1.saturating_sub(self.m68k_bus_busy.0)
+            },
             dma_waits: 0,
             rules: self.rules,
         };
@@ -229,8 +235,9 @@ struct Z80Ctx<'a> {
     psg: u64,
     stall: u64,
     bank_count: u64,
-    /// [`Z80Sys::m68k_bus_busy`] as its start and length (0: none), so an
-    /// access tests it with one unsigned compare.
+    /// [`Z80Sys::m68k_bus_busy`] as its start and length (0: none, or
+    /// the window ended before this run), so an access tests it with one
+    /// unsigned compare.
     busy_start: u64,
     busy_len: u64,
     dma_waits: u64,
@@ -249,10 +256,14 @@ impl Z80Ctx<'_> {
         // to that bus waits until the transfer releases it. GPGX holds the
         // Z80 to the DMA end the same way (fact from its Z80 bank access
         // handler).
-        let into_busy = self.now(t).wrapping_sub(self.busy_start);
-        if into_busy < self.busy_len {
-            wait += (self.busy_len - into_busy).div_ceil(Z80_DIVIDER);
-            self.dma_waits += 1;
+        // Most runs have no window (`busy_len` 0: none, or it ended
+        // before the run): one test, no mclk time.
+        if self.busy_len != 0 {
+            let into_busy = self.now(t).wrapping_sub(self.busy_start);
+            if into_busy < self.busy_len {
+                wait += (self.busy_len - into_busy).div_ceil(Z80_DIVIDER);
+                self.dma_waits += 1;
+            }
         }
         let phase_at = if self.rules.bank_stall_before_wait {
             t + wait - Z80_BANK_WAIT_TSTATES as u64
@@ -292,15 +303,7 @@ impl Z80Ctx<'_> {
         // there, by far the most frequent access that gets here.
         if !(0x4000..0x8000).contains(&addr) {
             let wait = self.bank_access(t);
-            let a = self.m68k_addr(addr);
-            let v = if a < 0x400000 {
-                self.cart.read_byte(a).unwrap_or(0xFF)
-            } else if a >= 0xE00000 {
-                self.wram[(a & 0xFFFF) as usize]
-            } else {
-                self.bad += 1;
-                0xFF
-            };
+            let v = self.bank_byte(self.m68k_addr(addr));
             (v, wait)
         } else if addr < 0x6000 {
             let now = self.now(t);
@@ -312,12 +315,40 @@ impl Z80Ctx<'_> {
         }
     }
 
+    /// The byte at 68000 address `a` as a bank-window read sees it: the
+    /// cartridge, work RAM, or 0xFF (counted as a bad access) elsewhere.
+    #[inline(always)]
+    fn bank_byte(&mut self, a: u32) -> u8 {
+        if a < 0x400000 {
+            self.cart.read_byte(a).unwrap_or(0xFF)
+        } else if a >= 0xE00000 {
+            self.wram[(a & 0xFFFF) as usize]
+        } else {
+            self.bad += 1;
+            0xFF
+        }
+    }
+
     /// [`Bus::read_pair`] when a byte is outside Z80 RAM or the pair
     /// crosses its end: the two reads one by one (time by value, as in
-    /// `read_slow`).
+    /// `read_slow`). Both in the bank window (8000-FFFE: the second byte
+    /// at the next 68000 address, in the same 32 KB bank; the XGM driver's
+    /// `POP DE` of its sample pointers): the two accesses here, each with
+    /// its own T-state, wait and 68000 loss as `read_slow` would charge
+    /// them, without going through it twice.
     #[cold]
     #[inline(never)]
     fn read_pair_slow(&mut self, addr: u16, mut t: u64) -> (u16, u64) {
+        if (0x8000..0xFFFF).contains(&addr) {
+            t += T_MEM;
+            t += self.bank_access(t);
+            let a = self.m68k_addr(addr);
+            let lo = self.bank_byte(a);
+            t += T_MEM;
+            t += self.bank_access(t);
+            let hi = self.bank_byte(a + 1);
+            return (u16::from_le_bytes([lo, hi]), t);
+        }
         t += T_MEM;
         let lo = self.read(addr, &mut t);
         t += T_MEM;

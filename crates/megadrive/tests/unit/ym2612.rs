@@ -59,3 +59,73 @@ fn busy_end_on_the_reference_grid() {
     y.write(1, 0, 1_084);
     assert_eq!(y.read(1_084 + YM_BUSY_MCLK) & 0x80, 0);
 }
+
+/// The timers' `next_due` skip both ways: the same pseudo-random run of
+/// timer register writes (0x24-0x27 with every load, enable and reset
+/// bit, short and long periods), other registers, part 1 writes, status
+/// reads and `reset`, at increasing times (gaps from 0 to several
+/// overflow periods), once with the skip and once with every access
+/// updating the timers in full: every status read and the whole state
+/// (`Debug`: registers, flags, busy time, timers) after every access are
+/// the same, and both timers overflow in the run.
+#[test]
+fn timer_skip_matches_full_updates() {
+    let mut fast = Ym2612::default();
+    let mut full = Ym2612::default();
+    full.set_due_skip(false);
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut now = 0u64;
+    let (mut a_over, mut b_over) = (false, false);
+    for i in 0..200_000 {
+        let r = next();
+        now += match r % 8 {
+            0 => 0,
+            1..=4 => r >> 40 & 0x3FF,
+            5 | 6 => r >> 32 & 0xFFFF,
+            _ => r >> 24 & 0xF_FFFF,
+        };
+        let v = (r >> 8) as u8;
+        match (r >> 16) % 16 {
+            0..=5 => {
+                let (sf, sl) = (fast.read(now), full.read(now));
+                assert_eq!(sf, sl, "read {i} at {now}");
+                a_over |= sf & 1 != 0;
+                b_over |= sf & 2 != 0;
+            }
+            6..=11 => {
+                let reg = [0x24, 0x25, 0x26, 0x27, 0x27, 0x2A][((r >> 20) % 6) as usize];
+                let v = if reg == 0x24 { v | 0xC0 } else { v };
+                let v = if reg == 0x27 { v | 0x0C } else { v };
+                let v = if reg == 0x26 { v | 0x80 } else { v };
+                let part = if (r >> 28) % 8 == 0 { 2 } else { 0 };
+                for y in [&mut fast, &mut full] {
+                    y.write(part, reg, now);
+                    y.write(part + 1, v, now);
+                }
+            }
+            12..=14 => {
+                for y in [&mut fast, &mut full] {
+                    y.write(((r >> 20) % 4) as u32, v, now);
+                }
+            }
+            _ => {
+                if (r >> 20) % 64 == 0 {
+                    fast.reset();
+                    full.reset();
+                }
+            }
+        }
+        assert_eq!(
+            format!("{fast:?}"),
+            format!("{full:?}"),
+            "access {i} at {now}"
+        );
+    }
+    assert!(a_over && b_over, "{a_over} {b_over}");
+}

@@ -260,3 +260,151 @@ fn word_reads_at_the_edges_of_z80_ram() {
     assert_eq!(z.bank_accesses, 2);
     assert_eq!(z.bad_bank_accesses, 0);
 }
+
+/// One instruction (`code` at 1000) from mclk `start` with SP at `sp`, the
+/// bank register at `bank` and a 68000 -> VDP DMA owning the 68000 bus in
+/// `busy`: (A, DE, the instruction's T-states, 68000 stall, bank accesses,
+/// DMA waits, bad accesses).
+fn one_instruction(
+    c: &Cart,
+    code: &[u8],
+    sp: u16,
+    bank: u32,
+    busy: (u64, u64),
+    rules: retroprof_megadrive::ReferenceRules,
+    start: u64,
+) -> (u8, u16, u64, u64, u64, u64, u64) {
+    let mut wram = [0u8; 0x10000];
+    for (i, b) in wram.iter_mut().enumerate() {
+        *b = (i * 13 + 5) as u8;
+    }
+    let mut z = Z80Sys::new();
+    z.rules = rules;
+    z.ram[0] = 0x99;
+    z.ram[0x1000..0x1000 + code.len()].copy_from_slice(code);
+    for i in 0..9 {
+        z.m68k_write(0x6000, (bank >> i) as u8 & 1, 0);
+    }
+    assert_eq!(z.bank, bank);
+    z.set_reset(false, start);
+    z.cpu.pc = 0x1000;
+    z.cpu.sp = sp;
+    z.set_m68k_bus_busy(busy.0, busy.1);
+    // One mclk: exactly one instruction runs.
+    z.run_until(start + 1, c, &mut wram);
+    assert_eq!(z.cpu.pc, 0x1000 + code.len() as u16);
+    (
+        z.cpu.a(),
+        z.cpu.de(),
+        (z.clock - start) / Z80_DIVIDER,
+        z.m68k_stall,
+        z.bank_accesses,
+        z.dma_waits,
+        z.bad_bank_accesses,
+    )
+}
+
+/// `POP DE` from the bank window (one `read_pair`, the two accesses made
+/// together) against the same two bytes read one by one with `LD A,(nn)`
+/// (the single-read path) at the same mclk: same bytes, waits, 68000
+/// loss, DMA waits and bad accesses, at every mclk phase modulo 7, with
+/// and without a DMA window over either access, under both orders of the
+/// loss and the wait, for the cartridge, past its end, work RAM and an
+/// unmapped 68000 area, and at the window's edges (7FFF-8000, FFFF-0000).
+#[test]
+fn bank_window_pairs_match_two_single_reads() {
+    let mut d = vec![0u8; 0x10000];
+    for (i, b) in d.iter_mut().enumerate() {
+        *b = (i * 7 + 3) as u8;
+    }
+    d[0x100..0x104].copy_from_slice(b"SEGA");
+    let c = Cart::new(&Rom::from_bytes(Path::new("t.bin"), d).unwrap());
+    let mut pairs = 0;
+    for before_wait in [false, true] {
+        let rules = retroprof_megadrive::ReferenceRules {
+            bank_stall_before_wait: before_wait,
+            ..Default::default()
+        };
+        for bank in [0u32, 1, 2, 0x100, 0x1FF] {
+            for sp in [0x7FFFu16, 0x8000, 0x8001, 0x80FF, 0xC123, 0xFFFE, 0xFFFF] {
+                for s in 0..7u64 {
+                    let start = 10_000 + s;
+                    // First read at T 7, the second at T 10 + its wait.
+                    let first = start + 7 * Z80_DIVIDER;
+                    for busy in [
+                        (0, 0),
+                        (first - 20, first + 50),
+                        (first + 2 * Z80_DIVIDER, first + 9 * Z80_DIVIDER),
+                        (start, start + 400),
+                    ] {
+                        let p = one_instruction(&c, &[0xD1], sp, bank, busy, rules, start);
+                        // LD A,(nn) reads at T 13.
+                        let rd = |addr: u16, at: u64| {
+                            let [lo, hi] = addr.to_le_bytes();
+                            one_instruction(&c, &[0x3A, lo, hi], 0, bank, busy, rules, at)
+                        };
+                        let a = rd(sp, start - 6 * Z80_DIVIDER);
+                        let w1 = a.2 - 13;
+                        let b = rd(sp.wrapping_add(1), start + (w1 - 3) * Z80_DIVIDER);
+                        let w2 = b.2 - 13;
+                        let what = format!("bank {bank:x} sp {sp:x} start {start} busy {busy:?}");
+                        assert_eq!(p.1, u16::from_le_bytes([a.0, b.0]), "{what}");
+                        assert_eq!(p.2, 10 + w1 + w2, "{what}");
+                        for k in [3, 4, 5, 6] {
+                            let (pk, ak, bk) = match k {
+                                3 => (p.3, a.3, b.3),
+                                4 => (p.4, a.4, b.4),
+                                5 => (p.5, a.5, b.5),
+                                _ => (p.6, a.6, b.6),
+                            };
+                            assert_eq!(pk, ak + bk, "{what} field {k}");
+                        }
+                        pairs += (p.4 == 2) as u32;
+                    }
+                }
+            }
+        }
+    }
+    // Most cases are pairs inside the window (not 7FFF or FFFF).
+    assert_eq!(pairs, 2 * 5 * 5 * 7 * 4);
+}
+
+/// A 68000 -> VDP DMA window that ended by the time a run starts (the
+/// run then skips the window test) holds no access, like one that ends
+/// after the run's start but before the access; one that still owns the
+/// bus at the access holds it to the window's end (rounded up to a Z80
+/// clock), whichever side of the run's start the window began.
+#[test]
+fn dma_window_ended_before_the_run_is_not_waited_for() {
+    let c = cart();
+    let start = 50_000u64;
+    // LD A,(8000) reads at T 13.
+    let at = start + 13 * Z80_DIVIDER;
+    for from in [start - 500, start - 1, start] {
+        for end in [
+            start - 600,
+            start - 1,
+            start,
+            start + 1,
+            at - 1,
+            at,
+            at + 1,
+            at + 14,
+            at + 15,
+            at + 16,
+            at + 400,
+        ] {
+            let rules = retroprof_megadrive::ReferenceRules::default();
+            let r = one_instruction(&c, &[0x3A, 0x00, 0x80], 0, 0, (from, end), rules, start);
+            let held = from <= at && at < end;
+            let dma = if held {
+                (end - at).div_ceil(Z80_DIVIDER)
+            } else {
+                0
+            };
+            assert_eq!(r.2, 13 + 3 + dma, "window {from}..{end}");
+            assert_eq!(r.5, held as u64, "window {from}..{end}");
+            assert_eq!(r.4, 1);
+        }
+    }
+}
