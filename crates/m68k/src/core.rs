@@ -387,6 +387,25 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.c.pc = self.c.pc.wrapping_add(2);
         Ok(v)
     }
+    /// Two extension words as a long, only when both refills are in the
+    /// fetch window (what [`Self::ext_l`] does then); `None` (nothing
+    /// done) otherwise, for callers whose slow path does more between the
+    /// two words than the fetches (see [`Self::win_ext_prefetch`]).
+    #[inline(always)]
+    pub fn win_ext_l(&mut self) -> Option<u32> {
+        let pc = self.c.pc;
+        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        let &[w0, w1] = self.win.get(i..i.wrapping_add(2))? else {
+            return None;
+        };
+        let fc = self.fc_prog();
+        self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
+        self.c.cycles += 8;
+        let v = (self.c.irc as u32) << 16 | w0 as u32;
+        self.c.irc = w1;
+        self.c.pc = pc.wrapping_add(4);
+        Some(v)
+    }
     /// Two extension words as a long.
     #[inline(always)]
     pub fn ext_l(&mut self) -> R<u32> {

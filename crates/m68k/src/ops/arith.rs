@@ -131,12 +131,34 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 return Ok(());
             }
         }
-        let s = if S == 4 {
-            self.ext_l()?
+        // `#imm.B/.W` then d16(An) or (xxx).W: both extension words in
+        // the fetch window take one paired fetch (what `resolve_m` does
+        // for these modes, `fault_pc_adj` included).
+        let paired = if S != 4 && (M == 5 || M == 7) {
+            self.win_ext_l().map(|both| {
+                let d = both as u16 as i16 as i32 as u32;
+                let a = if M == 5 {
+                    self.c.fault_pc_adj = -2;
+                    self.c.a[(op & 7) as usize].wrapping_add(d)
+                } else {
+                    d
+                };
+                ((both >> 16) & mask(S), Loc::Mem(a))
+            })
         } else {
-            self.ext()? as u32 & mask(S)
+            None
         };
-        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
+        let (s, loc) = match paired {
+            Some(p) => p,
+            None => {
+                let s = if S == 4 {
+                    self.ext_l()?
+                } else {
+                    self.ext()? as u32 & mask(S)
+                };
+                (s, self.resolve_m::<S, true, M>(op & 0x3F)?)
+            }
+        };
         if let Loc::D(r) = loc {
             let d = self.dreg::<S>(r);
             let v = self.alu::<S>(a, s, d);

@@ -10,6 +10,26 @@ use crate::ea::{Loc, IMM};
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        if M == IMM && S != 4 {
+            let dm = (op >> 6) & 7;
+            let r = ((op >> 9) & 7) as usize;
+            if dm == 5 || (dm == 7 && r == 0) {
+                // `#imm` then d16(An) or (xxx).W: two consecutive extension
+                // words, one paired window fetch (`ext_l`: otherwise the two
+                // fetches in order, as below; `fault_pc_adj` is 0 for both).
+                let both = self.ext_l()?;
+                self.c.fault_pc_adj = 0;
+                let src = (both >> 16) & mask(S);
+                let d = both as u16 as i16 as i32 as u32;
+                let a = if dm == 5 {
+                    self.c.a[r].wrapping_add(d)
+                } else {
+                    d
+                };
+                self.move_write::<S>(op, a, src)?;
+                return self.prefetch();
+            }
+        }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;
         // A faulting write pushes PC (An), (An)+) or PC - 2 (other modes).

@@ -516,11 +516,12 @@ fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
     // prefetch from the window at once (`#imm` to Dn through MOVE, ADDI
     // and friends, ADD/CMP <ea>,Dn; `#imm` to An through MOVEA, ADDA,
     // SUBA, CMPA; LEA d16(An), (xxx).L, d16(PC); Bcc.W not taken; DBcc's
-    // two exits),
+    // two exits; and `#imm` then a d16(An) or (xxx).W destination's word
+    // through MOVE, ADDI and CMPI),
     // run with no window, the whole program in the window, and windows
     // ending after each of its words (every pair and triple straddling
     // the end falls back to the single fetches).
-    let program: [u16; 55] = [
+    let program: [u16; 67] = [
         0x323C, 0x1234, // move.w #$1234,d1
         0x243C, 0x89AB, 0xCDEF, // move.l #$89ABCDEF,d2
         0x163C, 0x0056, // move.b #$56,d3
@@ -544,6 +545,10 @@ fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
         0x45F9, 0x1234, 0x5678, // lea ($12345678).l,a2
         0xB5FC, 0x1234, 0x5678, // cmpa.l #$12345678,a2
         0x47FA, 0x0006, // lea 6(pc),a3
+        0x317C, 0x1234, 0x0004, // move.w #$1234,4(a0)
+        0x11FC, 0x0012, 0x2000, // move.b #$12,($2000).w
+        0x0668, 0x0001, 0x0006, // addi.w #1,6(a0)
+        0x0C38, 0x0003, 0x2000, // cmpi.b #3,($2000).w
         0x4EF8, 0x1000, // jmp ($1000).w
     ];
     let run = |window: Option<(u32, usize)>| {
@@ -562,6 +567,7 @@ fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
     };
     let exact = run(None);
     assert_eq!(exact.4, 0);
+    assert!(exact.3.len() > 30, "{} writes", exact.3.len());
     let (r, _) = exact.0.last().unwrap();
     assert_eq!(r.d[1], 0x1234);
     // (The last run may end between a move and the ORI/ANDI after it.)
