@@ -516,12 +516,12 @@ fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
     // prefetch from the window at once (`#imm` to Dn through MOVE, ADDI
     // and friends, ADD/CMP <ea>,Dn; `#imm` to An through MOVEA, ADDA,
     // SUBA, CMPA; LEA d16(An), (xxx).L, d16(PC); Bcc.W not taken; DBcc's
-    // two exits; and `#imm` then a d16(An) or (xxx).W destination's word
-    // through MOVE, ADDI and CMPI),
+    // two exits; `#imm` then a d16(An) or (xxx).W destination's word
+    // through MOVE, ADDI and CMPI; BTST/BSET/BCLR `#n`,Dn),
     // run with no window, the whole program in the window, and windows
     // ending after each of its words (every pair and triple straddling
     // the end falls back to the single fetches).
-    let program: [u16; 67] = [
+    let program: [u16; 73] = [
         0x323C, 0x1234, // move.w #$1234,d1
         0x243C, 0x89AB, 0xCDEF, // move.l #$89ABCDEF,d2
         0x163C, 0x0056, // move.b #$56,d3
@@ -549,6 +549,9 @@ fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
         0x11FC, 0x0012, 0x2000, // move.b #$12,($2000).w
         0x0668, 0x0001, 0x0006, // addi.w #1,6(a0)
         0x0C38, 0x0003, 0x2000, // cmpi.b #3,($2000).w
+        0x0803, 0x0002, // btst #2,d3
+        0x08C3, 0x0011, // bset #17,d3
+        0x0883, 0x0011, // bclr #17,d3
         0x4EF8, 0x1000, // jmp ($1000).w
     ];
     let run = |window: Option<(u32, usize)>| {
