@@ -387,6 +387,25 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.c.pc = self.c.pc.wrapping_add(2);
         Ok(v)
     }
+    /// Two extension words as a long, only when both refills are in the
+    /// fetch window (what [`Self::ext_l`] does then); `None` (nothing
+    /// done) otherwise, for callers whose slow path does more between the
+    /// two words than the fetches (see [`Self::win_ext_prefetch`]).
+    #[inline(always)]
+    pub fn win_ext_l(&mut self) -> Option<u32> {
+        let pc = self.c.pc;
+        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        let &[w0, w1] = self.win.get(i..i.wrapping_add(2))? else {
+            return None;
+        };
+        let fc = self.fc_prog();
+        self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
+        self.c.cycles += 8;
+        let v = (self.c.irc as u32) << 16 | w0 as u32;
+        self.c.irc = w1;
+        self.c.pc = pc.wrapping_add(4);
+        Some(v)
+    }
     /// Two extension words as a long.
     #[inline(always)]
     pub fn ext_l(&mut self) -> R<u32> {
@@ -406,6 +425,54 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let hi = self.ext()? as u32;
         let lo = self.ext()? as u32;
         Ok(hi << 16 | lo)
+    }
+    /// An extension word then the final prefetch with no other bus access
+    /// between ([`Self::ext`], [`Self::prefetch`]; an immediate source of
+    /// a register destination, a branch not taken), when both refills are
+    /// in the fetch window: one range test, one report to the bus
+    /// ([`Bus::window_fetch_pair`], the same times as the two fetches),
+    /// one time update, as in [`Self::jump`]. `None` (nothing done) when
+    /// they are not: the caller then runs the two steps as before, so its
+    /// order of register updates and possible faults is unchanged.
+    #[inline(always)]
+    pub fn win_ext_prefetch(&mut self) -> Option<u16> {
+        let pc = self.c.pc;
+        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        let &[w0, w1] = self.win.get(i..i.wrapping_add(2))? else {
+            return None;
+        };
+        let fc = self.fc_prog();
+        self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
+        self.c.cycles += 8;
+        let v = self.c.irc;
+        self.c.ird = w0;
+        self.c.irc = w1;
+        self.c.pc = pc.wrapping_add(4);
+        Some(v)
+    }
+    /// Two extension words as a long then the final prefetch
+    /// ([`Self::ext_l`], [`Self::prefetch`]), when all three refills are
+    /// in the fetch window: one range test, the first two reported as a
+    /// pair and the third as one fetch (times as the three fetches), one
+    /// time update. `None` (nothing done) otherwise, as
+    /// [`Self::win_ext_prefetch`].
+    #[inline(always)]
+    pub fn win_ext_l_prefetch(&mut self) -> Option<u32> {
+        let pc = self.c.pc;
+        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        let &[w0, w1, w2] = self.win.get(i..i.wrapping_add(3))? else {
+            return None;
+        };
+        let fc = self.fc_prog();
+        let now = self.c.cycles;
+        self.b.window_fetch_pair(pc, w0, w1, fc, now);
+        self.b.window_fetch(pc.wrapping_add(4), w2, fc, now + 8);
+        self.c.cycles = now + 12;
+        let v = (self.c.irc as u32) << 16 | w0 as u32;
+        self.c.ird = w1;
+        self.c.irc = w2;
+        self.c.pc = pc.wrapping_add(6);
+        Some(v)
     }
     /// The final prefetch of an instruction ("np"): IRC moves to IRD and
     /// the next word is fetched.

@@ -23,6 +23,9 @@ pub(crate) enum Loc {
 /// [`Ctx::resolve_m`].
 pub(crate) const DYN: u8 = 0xFF;
 
+/// The [`ea_index`] of `#imm` (mode 7, register 4).
+pub(crate) const IMM: u8 = 11;
+
 /// Compile-time mode index of an effective-address field: the mode (0-6)
 /// for register modes, 7 + register for mode 7 (7..=11); 12 for the
 /// invalid mode-7 registers 5-7 (never decoded as valid).

@@ -8,7 +8,7 @@
 use crate::bus::{Bus, Observer};
 use crate::core::{mask, sext, Ctx, R};
 use crate::decode::Alu;
-use crate::ea::Loc;
+use crate::ea::{Loc, IMM};
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     /// Apply a binary operation, setting flags; returns the result (for CMP
@@ -50,6 +50,27 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// sources (the common case: no call, no register saves).
     #[inline(always)]
     pub(crate) fn alu_to_d_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        if M == IMM {
+            // `#imm` and the final prefetch both in the fetch window: one
+            // paired fetch (nothing between them can fault or be seen).
+            let imm = if S == 4 {
+                self.win_ext_l_prefetch()
+            } else {
+                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
+            };
+            if let Some(s) = imm {
+                let r = ((op >> 9) & 7) as usize;
+                let d = self.dreg::<S>(r);
+                let v = self.alu::<S>(a, s, d);
+                if a != Alu::Cmp {
+                    self.set_dreg::<S>(r, v);
+                }
+                if S == 4 {
+                    self.idle(if a == Alu::Cmp { 2 } else { 4 });
+                }
+                return Ok(());
+            }
+        }
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         let s = self.read_loc::<S>(loc)?;
         let r = ((op >> 9) & 7) as usize;
@@ -90,12 +111,54 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// #imm op <ea>: Dn 8 / 16 (CMPI.L 14); memory 12+ea /
     /// 20+ea (CMPI 8+ea / 12+ea).
     pub(crate) fn op_alu_imm<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
-        let s = if S == 4 {
-            self.ext_l()?
+        if M == 0 {
+            // To Dn with `#imm` and the final prefetch both in the fetch
+            // window: one paired fetch (nothing between them can fault or
+            // be seen).
+            let imm = if S == 4 {
+                self.win_ext_l_prefetch()
+            } else {
+                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
+            };
+            if let Some(s) = imm {
+                let r = (op & 7) as usize;
+                let d = self.dreg::<S>(r);
+                let v = self.alu::<S>(a, s, d);
+                self.set_dreg::<S>(r, v);
+                if S == 4 {
+                    self.idle(if a == Alu::Cmp { 2 } else { 4 });
+                }
+                return Ok(());
+            }
+        }
+        // `#imm.B/.W` then d16(An) or (xxx).W: both extension words in
+        // the fetch window take one paired fetch (what `resolve_m` does
+        // for these modes, `fault_pc_adj` included).
+        let paired = if S != 4 && (M == 5 || M == 7) {
+            self.win_ext_l().map(|both| {
+                let d = both as u16 as i16 as i32 as u32;
+                let a = if M == 5 {
+                    self.c.fault_pc_adj = -2;
+                    self.c.a[(op & 7) as usize].wrapping_add(d)
+                } else {
+                    d
+                };
+                ((both >> 16) & mask(S), Loc::Mem(a))
+            })
         } else {
-            self.ext()? as u32 & mask(S)
+            None
         };
-        let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
+        let (s, loc) = match paired {
+            Some(p) => p,
+            None => {
+                let s = if S == 4 {
+                    self.ext_l()?
+                } else {
+                    self.ext()? as u32 & mask(S)
+                };
+                (s, self.resolve_m::<S, true, M>(op & 0x3F)?)
+            }
+        };
         if let Loc::D(r) = loc {
             let d = self.dreg::<S>(r);
             let v = self.alu::<S>(a, s, d);
@@ -125,6 +188,26 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// sources (the common case: no call, no register saves).
     #[inline(always)]
     pub(crate) fn alu_a_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        if M == IMM {
+            // `#imm` and the final prefetch in one paired window fetch.
+            let imm = if S == 4 {
+                self.win_ext_l_prefetch()
+            } else {
+                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
+            };
+            if let Some(s) = imm {
+                let s = sext(s, S);
+                let r = ((op >> 9) & 7) as usize;
+                let d = self.c.a[r];
+                match a {
+                    Alu::Add => self.c.a[r] = d.wrapping_add(s),
+                    Alu::Sub => self.c.a[r] = d.wrapping_sub(s),
+                    _ => self.cmp::<4>(s, d),
+                }
+                self.idle(if a == Alu::Cmp { 2 } else { 4 });
+                return Ok(());
+            }
+        }
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         let s = sext(self.read_loc::<S>(loc)?, S);
         let r = ((op >> 9) & 7) as usize;

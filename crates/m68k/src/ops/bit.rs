@@ -11,8 +11,18 @@ use crate::ea::Loc;
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_bit(&mut self, op: u16, k: BitK, dynamic: bool) -> R<()> {
+        // `#n`,Dn: the bit number's word and the final prefetch both in
+        // the fetch window take one paired fetch (nothing between them
+        // can fault or be seen: the register update only).
+        let paired = if !dynamic && (op >> 3) & 7 == 0 {
+            self.win_ext_prefetch()
+        } else {
+            None
+        };
         let bit = if dynamic {
             self.c.d[((op >> 9) & 7) as usize]
+        } else if let Some(w) = paired {
+            w as u32
         } else {
             self.ext()? as u32
         };
@@ -28,7 +38,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 BitK::Set => v | (1 << b),
             };
             self.c.d[r] = nv;
-            self.prefetch()?;
+            if paired.is_none() {
+                self.prefetch()?;
+            }
             let extra = match k {
                 BitK::Tst => 2,
                 BitK::Clr => 4,

@@ -34,6 +34,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         } else {
             self.idle(4);
             if d8 == 0 {
+                // The displacement word skipped and the final prefetch:
+                // one paired fetch when both are in the fetch window.
+                if self.win_ext_prefetch().is_some() {
+                    return Ok(());
+                }
                 self.ext()?;
             }
             self.prefetch()
@@ -69,6 +74,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_dbcc(&mut self, op: u16) -> R<()> {
         if self.cond(op >> 8) {
             self.idle(4);
+            if self.win_ext_prefetch().is_some() {
+                return Ok(());
+            }
             self.ext()?;
             return self.prefetch();
         }
@@ -89,6 +97,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         } else {
             self.set_dreg::<2>(r, cnt as u32);
             self.idle(2);
+            if self.win_ext_prefetch().is_some() {
+                return Ok(());
+            }
             self.ext()?;
             self.prefetch()
         }

@@ -5,11 +5,31 @@
 //! single-step tests.
 
 use crate::bus::{Bus, Observer};
-use crate::core::{sext, Ctx, R};
-use crate::ea::Loc;
+use crate::core::{mask, sext, Ctx, R};
+use crate::ea::{Loc, IMM};
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        if M == IMM && S != 4 {
+            let dm = (op >> 6) & 7;
+            let r = ((op >> 9) & 7) as usize;
+            if dm == 5 || (dm == 7 && r == 0) {
+                // `#imm` then d16(An) or (xxx).W: two consecutive extension
+                // words, one paired window fetch (`ext_l`: otherwise the two
+                // fetches in order, as below; `fault_pc_adj` is 0 for both).
+                let both = self.ext_l()?;
+                self.c.fault_pc_adj = 0;
+                let src = (both >> 16) & mask(S);
+                let d = both as u16 as i16 as i32 as u32;
+                let a = if dm == 5 {
+                    self.c.a[r].wrapping_add(d)
+                } else {
+                    d
+                };
+                self.move_write::<S>(op, a, src)?;
+                return self.prefetch();
+            }
+        }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;
         // A faulting write pushes PC (An), (An)+) or PC - 2 (other modes).
@@ -88,8 +108,23 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// inlined into the dispatch for register and immediate sources.
     #[inline(always)]
     pub(crate) fn move_to_d_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
-        let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;
+        if M == IMM {
+            // `#imm` and the final prefetch both in the fetch window: one
+            // paired fetch (nothing between them can fault or be seen).
+            let imm = if S == 4 {
+                self.win_ext_l_prefetch()
+            } else {
+                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
+            };
+            if let Some(src) = imm {
+                self.c.fault_pc_adj = 0;
+                self.set_logic::<S>(src);
+                self.set_dreg::<S>(r, src);
+                return Ok(());
+            }
+        }
+        let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.c.fault_pc_adj = 0;
         self.set_logic::<S>(src);
         self.set_dreg::<S>(r, src);
@@ -155,6 +190,18 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// sources.
     #[inline(always)]
     pub(crate) fn movea_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        if M == IMM {
+            // `#imm` and the final prefetch in one paired window fetch.
+            let imm = if S == 4 {
+                self.win_ext_l_prefetch()
+            } else {
+                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
+            };
+            if let Some(src) = imm {
+                self.c.a[((op >> 9) & 7) as usize] = sext(src, S);
+                return Ok(());
+            }
+        }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         self.c.a[((op >> 9) & 7) as usize] = sext(src, S);
         self.prefetch()
@@ -288,6 +335,28 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// [`Self::op_lea`] does for that mode.
     #[inline(always)]
     pub(crate) fn lea_inline<const M: u8>(&mut self, op: u16) -> R<()> {
+        // The extension word(s) and the final prefetch both in the fetch
+        // window: one paired fetch (what `resolve_m` does for these modes,
+        // nothing between them can fault or be seen).
+        let paired = if M == 5 || M == 9 {
+            let base = if M == 5 {
+                self.c.a[(op & 7) as usize]
+            } else {
+                self.c.pc.wrapping_sub(2)
+            };
+            self.win_ext_prefetch().map(|d| {
+                self.c.fault_pc_adj = -2;
+                base.wrapping_add(d as i16 as i32 as u32)
+            })
+        } else if M == 8 {
+            self.win_ext_l_prefetch()
+        } else {
+            None
+        };
+        if let Some(a) = paired {
+            self.c.a[((op >> 9) & 7) as usize] = a;
+            return Ok(());
+        }
         let a = match self.resolve_m::<4, false, M>(op & 0x3F)? {
             Loc::Mem(a) | Loc::Prog(a) => a,
             _ => 0,

@@ -509,3 +509,87 @@ fn paired_window_fetches_change_no_access_time_or_report() {
         assert_eq!(exact.3, windowed.3, "writes, window {w:x?}");
     }
 }
+
+#[test]
+fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
+    // The paths that take an extension word (or two) and the final
+    // prefetch from the window at once (`#imm` to Dn through MOVE, ADDI
+    // and friends, ADD/CMP <ea>,Dn; `#imm` to An through MOVEA, ADDA,
+    // SUBA, CMPA; LEA d16(An), (xxx).L, d16(PC); Bcc.W not taken; DBcc's
+    // two exits; `#imm` then a d16(An) or (xxx).W destination's word
+    // through MOVE, ADDI and CMPI; BTST/BSET/BCLR `#n`,Dn),
+    // run with no window, the whole program in the window, and windows
+    // ending after each of its words (every pair and triple straddling
+    // the end falls back to the single fetches).
+    let program: [u16; 73] = [
+        0x323C, 0x1234, // move.w #$1234,d1
+        0x243C, 0x89AB, 0xCDEF, // move.l #$89ABCDEF,d2
+        0x163C, 0x0056, // move.b #$56,d3
+        0x0640, 0x0003, // addi.w #3,d0
+        0x0C80, 0x0001, 0x0000, // cmpi.l #$10000,d0
+        0x0484, 0x0000, 0x0001, // subi.l #1,d4
+        0xDA7C, 0x0005, // add.w #5,d5
+        0xBABC, 0x7FFF, 0xFFFF, // cmp.l #$7FFFFFFF,d5
+        0x7E01, // moveq #1,d7
+        0x6700, 0x0010, // beq.w (not taken)
+        0x7C00, // moveq #0,d6
+        0x51CE, 0x0010, // dbf d6 (count exhausted: falls through)
+        0x50CE, 0x0010, // dbt d6 (condition true: falls through)
+        0x0203, 0x000F, // andi.b #$0F,d3
+        0x0082, 0x0040, 0x0000, // ori.l #$400000,d2
+        0x307C, 0x8000, // movea.w #$8000,a0
+        0x287C, 0x0001, 0x2345, // movea.l #$12345,a4
+        0xD0FC, 0x0002, // adda.w #2,a0
+        0x99FC, 0x0000, 0x0001, // suba.l #1,a4
+        0x43E8, 0x0004, // lea 4(a0),a1
+        0x45F9, 0x1234, 0x5678, // lea ($12345678).l,a2
+        0xB5FC, 0x1234, 0x5678, // cmpa.l #$12345678,a2
+        0x47FA, 0x0006, // lea 6(pc),a3
+        0x317C, 0x1234, 0x0004, // move.w #$1234,4(a0)
+        0x11FC, 0x0012, 0x2000, // move.b #$12,($2000).w
+        0x0668, 0x0001, 0x0006, // addi.w #1,6(a0)
+        0x0C38, 0x0003, 0x2000, // cmpi.b #3,($2000).w
+        0x0803, 0x0002, // btst #2,d3
+        0x08C3, 0x0011, // bset #17,d3
+        0x0883, 0x0011, // bclr #17,d3
+        0x4EF8, 0x1000, // jmp ($1000).w
+    ];
+    let run = |window: Option<(u32, usize)>| {
+        let mut bus = Ram::with_program(&program);
+        bus.window = window;
+        let mut cpu = boot(&mut bus);
+        let mut log = Log::default();
+        let mut t = cpu.cycles();
+        let mut states = Vec::new();
+        for chunk in [5, 37, 130, 411, 1000, 2500] {
+            t += chunk;
+            assert_eq!(cpu.run_until(&mut bus, &mut log, t), Stop::Target);
+            states.push((cpu.registers(), cpu.cycles()));
+        }
+        (states, log, bus.reads, bus.writes, bus.window_fetches)
+    };
+    let exact = run(None);
+    assert_eq!(exact.4, 0);
+    assert!(exact.3.len() > 30, "{} writes", exact.3.len());
+    let (r, _) = exact.0.last().unwrap();
+    assert_eq!(r.d[1], 0x1234);
+    // (The last run may end between a move and the ORI/ANDI after it.)
+    assert_eq!(r.d[2] & !0x40_0000, 0x89AB_CDEF);
+    assert!(matches!(r.d[3] & 0xFF, 0x56 | 0x06), "d3 {:x}", r.d[3]);
+    assert_eq!(r.a[1], 0xFFFF_8006);
+    assert_eq!(r.a[2], 0x1234_5678);
+    assert_eq!(r.a[3], 0x1000 + 2 * 52 + 6, "lea 6(pc) at 0x1000 + 2 * 51");
+    let loops = r.d[0] / 3;
+    assert!(loops > 10, "{loops} loops");
+    assert!(matches!(r.d[6], 0 | 0xFFFF), "dbf counts d6 down once");
+    let mut windows = vec![(0x1000, 0x400)];
+    windows.extend((1..=program.len()).map(|n| (0x1000, n)));
+    for w in windows {
+        let windowed = run(Some(w));
+        assert!(windowed.4 > 0, "no fetches from window {w:x?}");
+        assert_eq!(exact.0, windowed.0, "registers and time, window {w:x?}");
+        assert_eq!(exact.1, windowed.1, "observer reports, window {w:x?}");
+        assert_eq!(exact.2, windowed.2, "reads and fetches, window {w:x?}");
+        assert_eq!(exact.3, windowed.3, "writes, window {w:x?}");
+    }
+}
