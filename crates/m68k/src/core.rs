@@ -411,15 +411,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     pub fn ext_l(&mut self) -> R<u32> {
         // Both refills in the fetch window (the common case): one range
         // test, one report to the bus, one time update, as in `jump`.
-        let pc = self.c.pc;
-        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
-        if let Some(&[w0, w1]) = self.win.get(i..i.wrapping_add(2)) {
-            let fc = self.fc_prog();
-            self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
-            self.c.cycles += 8;
-            let v = (self.c.irc as u32) << 16 | w0 as u32;
-            self.c.irc = w1;
-            self.c.pc = pc.wrapping_add(4);
+        if let Some(v) = self.win_ext_l() {
             return Ok(v);
         }
         let hi = self.ext()? as u32;
@@ -473,6 +465,18 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.c.irc = w2;
         self.c.pc = pc.wrapping_add(6);
         Some(v)
+    }
+    /// An immediate source of size `S` (`#imm` word or long) and the final
+    /// prefetch from the fetch window ([`Self::win_ext_prefetch`] or
+    /// [`Self::win_ext_l_prefetch`]), the word masked to `S`; `None`
+    /// (nothing done) when they are not all in the window.
+    #[inline(always)]
+    pub(crate) fn win_imm_prefetch<const S: u32>(&mut self) -> Option<u32> {
+        if S == 4 {
+            self.win_ext_l_prefetch()
+        } else {
+            self.win_ext_prefetch().map(|w| w as u32 & mask(S))
+        }
     }
     /// The final prefetch of an instruction ("np"): IRC moves to IRD and
     /// the next word is fetched.

@@ -53,11 +53,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         if M == IMM {
             // `#imm` and the final prefetch both in the fetch window: one
             // paired fetch (nothing between them can fault or be seen).
-            let imm = if S == 4 {
-                self.win_ext_l_prefetch()
-            } else {
-                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
-            };
+            let imm = self.win_imm_prefetch::<S>();
             if let Some(s) = imm {
                 let r = ((op >> 9) & 7) as usize;
                 let d = self.dreg::<S>(r);
@@ -115,11 +111,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // To Dn with `#imm` and the final prefetch both in the fetch
             // window: one paired fetch (nothing between them can fault or
             // be seen).
-            let imm = if S == 4 {
-                self.win_ext_l_prefetch()
-            } else {
-                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
-            };
+            let imm = self.win_imm_prefetch::<S>();
             if let Some(s) = imm {
                 let r = (op & 7) as usize;
                 let d = self.dreg::<S>(r);
@@ -190,11 +182,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn alu_a_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         if M == IMM {
             // `#imm` and the final prefetch in one paired window fetch.
-            let imm = if S == 4 {
-                self.win_ext_l_prefetch()
-            } else {
-                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
-            };
+            let imm = self.win_imm_prefetch::<S>();
             if let Some(s) = imm {
                 let s = sext(s, S);
                 let r = ((op >> 9) & 7) as usize;

@@ -112,11 +112,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         if M == IMM {
             // `#imm` and the final prefetch both in the fetch window: one
             // paired fetch (nothing between them can fault or be seen).
-            let imm = if S == 4 {
-                self.win_ext_l_prefetch()
-            } else {
-                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
-            };
+            let imm = self.win_imm_prefetch::<S>();
             if let Some(src) = imm {
                 self.c.fault_pc_adj = 0;
                 self.set_logic::<S>(src);
@@ -192,11 +188,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn movea_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         if M == IMM {
             // `#imm` and the final prefetch in one paired window fetch.
-            let imm = if S == 4 {
-                self.win_ext_l_prefetch()
-            } else {
-                self.win_ext_prefetch().map(|w| w as u32 & mask(S))
-            };
+            let imm = self.win_imm_prefetch::<S>();
             if let Some(src) = imm {
                 self.c.a[((op >> 9) & 7) as usize] = sext(src, S);
                 return Ok(());
