@@ -181,6 +181,44 @@ fn boot(bus: &mut Ram) -> Cpu {
     cpu
 }
 
+/// What [`run_chunks`] leaves: registers and time after each chunk, the
+/// observer reports, the reads and fetches, the writes and the number of
+/// fetches served from the window.
+type ChunkRun = (
+    Vec<(retroprof_m68k::Registers, u64)>,
+    Log,
+    Vec<(u32, u16, FunctionCode, u64)>,
+    Vec<(u32, u16)>,
+    u64,
+);
+
+/// Boots `bus` and runs it in runs of the given lengths (the fetch window
+/// is asked for per run), each ending at its target.
+fn run_chunks(mut bus: Ram, chunks: &[u64]) -> ChunkRun {
+    let mut cpu = boot(&mut bus);
+    let mut log = Log::default();
+    let mut t = cpu.cycles();
+    let mut states = Vec::new();
+    for &chunk in chunks {
+        t += chunk;
+        assert_eq!(cpu.run_until(&mut bus, &mut log, t), Stop::Target);
+        states.push((cpu.registers(), cpu.cycles()));
+    }
+    (states, log, bus.reads, bus.writes, bus.window_fetches)
+}
+
+/// A run with a fetch window did what the run without did, access by
+/// access.
+fn assert_same_run(exact: &ChunkRun, windowed: &ChunkRun, window: Option<(u32, usize)>) {
+    assert_eq!(
+        exact.0, windowed.0,
+        "registers and time, window {window:x?}"
+    );
+    assert_eq!(exact.1, windowed.1, "observer reports, window {window:x?}");
+    assert_eq!(exact.2, windowed.2, "reads and fetches, window {window:x?}");
+    assert_eq!(exact.3, windowed.3, "writes, window {window:x?}");
+}
+
 const NOP: u16 = 0x4E71;
 
 #[test]
@@ -424,17 +462,8 @@ fn fetch_window_changes_no_access_time_or_report() {
         bus.w16(0x1800, 0xD841);
         bus.w16(0x1802, 0x4E75);
         bus.window = window;
-        let mut cpu = boot(&mut bus);
-        let mut log = Log::default();
-        let mut t = cpu.cycles();
-        let mut states = Vec::new();
         // Several runs (the window is asked for per run), uneven lengths.
-        for chunk in [7, 50, 123, 400, 1000, 3000] {
-            t += chunk;
-            assert_eq!(cpu.run_until(&mut bus, &mut log, t), Stop::Target);
-            states.push((cpu.registers(), cpu.cycles()));
-        }
-        (states, log, bus.reads, bus.writes, bus.window_fetches)
+        run_chunks(bus, &[7, 50, 123, 400, 1000, 3000])
     };
     let exact = run(None);
     let windowed = run(Some((0x1000, 0x400)));
@@ -443,10 +472,7 @@ fn fetch_window_changes_no_access_time_or_report() {
     let (r, _) = exact.0.last().unwrap();
     assert_eq!(r.pc, 0x200C + 4, "in the address-error handler");
     assert_eq!(r.d[4], (0..=20).sum::<u32>(), "sub ran 21 times");
-    assert_eq!(exact.0, windowed.0, "registers and time after each run");
-    assert_eq!(exact.1, windowed.1, "observer reports");
-    assert_eq!(exact.2, windowed.2, "reads and fetches");
-    assert_eq!(exact.3, windowed.3, "writes");
+    assert_same_run(&exact, &windowed, Some((0x1000, 0x400)));
     // A window reaching past 16 MB or at an odd base is not used.
     for w in [(0xFF_F000, 0x1000), (0x1001, 4)] {
         assert_eq!(run(Some(w)).4, 0, "window {w:x?}");
@@ -479,16 +505,7 @@ fn paired_window_fetches_change_no_access_time_or_report() {
             bus.w16(0x17FA + 2 * i as u32, w);
         }
         bus.window = window;
-        let mut cpu = boot(&mut bus);
-        let mut log = Log::default();
-        let mut t = cpu.cycles();
-        let mut states = Vec::new();
-        for chunk in [5, 37, 130, 411, 1000, 2500] {
-            t += chunk;
-            assert_eq!(cpu.run_until(&mut bus, &mut log, t), Stop::Target);
-            states.push((cpu.registers(), cpu.cycles()));
-        }
-        (states, log, bus.reads, bus.writes, bus.window_fetches)
+        run_chunks(bus, &[5, 37, 130, 411, 1000, 2500])
     };
     let exact = run(None);
     let (r, _) = exact.0.last().unwrap();
@@ -503,10 +520,7 @@ fn paired_window_fetches_change_no_access_time_or_report() {
             "{} fetches from window {w:x?}",
             windowed.4
         );
-        assert_eq!(exact.0, windowed.0, "registers and time, window {w:x?}");
-        assert_eq!(exact.1, windowed.1, "observer reports, window {w:x?}");
-        assert_eq!(exact.2, windowed.2, "reads and fetches, window {w:x?}");
-        assert_eq!(exact.3, windowed.3, "writes, window {w:x?}");
+        assert_same_run(&exact, &windowed, Some(w));
     }
 }
 
@@ -557,16 +571,7 @@ fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
     let run = |window: Option<(u32, usize)>| {
         let mut bus = Ram::with_program(&program);
         bus.window = window;
-        let mut cpu = boot(&mut bus);
-        let mut log = Log::default();
-        let mut t = cpu.cycles();
-        let mut states = Vec::new();
-        for chunk in [5, 37, 130, 411, 1000, 2500] {
-            t += chunk;
-            assert_eq!(cpu.run_until(&mut bus, &mut log, t), Stop::Target);
-            states.push((cpu.registers(), cpu.cycles()));
-        }
-        (states, log, bus.reads, bus.writes, bus.window_fetches)
+        run_chunks(bus, &[5, 37, 130, 411, 1000, 2500])
     };
     let exact = run(None);
     assert_eq!(exact.4, 0);
@@ -587,9 +592,6 @@ fn immediate_and_skip_fetch_pairs_change_no_access_time_or_report() {
     for w in windows {
         let windowed = run(Some(w));
         assert!(windowed.4 > 0, "no fetches from window {w:x?}");
-        assert_eq!(exact.0, windowed.0, "registers and time, window {w:x?}");
-        assert_eq!(exact.1, windowed.1, "observer reports, window {w:x?}");
-        assert_eq!(exact.2, windowed.2, "reads and fetches, window {w:x?}");
-        assert_eq!(exact.3, windowed.3, "writes, window {w:x?}");
+        assert_same_run(&exact, &windowed, Some(w));
     }
 }
