@@ -393,18 +393,27 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// two words than the fetches (see [`Self::win_ext_prefetch`]).
     #[inline(always)]
     pub fn win_ext_l(&mut self) -> Option<u32> {
-        let pc = self.c.pc;
-        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        let (w0, w1) = self.win_pair_at(self.c.pc)?;
+        let v = (self.c.irc as u32) << 16 | w0 as u32;
+        self.c.irc = w1;
+        Some(v)
+    }
+    /// The two words at `addr` from the fetch window, when both are in it:
+    /// one range test, one report to the bus ([`Bus::window_fetch_pair`],
+    /// the times of two fetches), the time advanced by both and PC set to
+    /// `addr + 4`. `None` (nothing done) otherwise. The caller puts the
+    /// words in the queue.
+    #[inline(always)]
+    fn win_pair_at(&mut self, addr: u32) -> Option<(u16, u16)> {
+        let i = addr.wrapping_sub(self.win_base).rotate_right(1) as usize;
         let &[w0, w1] = self.win.get(i..i.wrapping_add(2))? else {
             return None;
         };
         let fc = self.fc_prog();
-        self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
+        self.b.window_fetch_pair(addr, w0, w1, fc, self.c.cycles);
         self.c.cycles += 8;
-        let v = (self.c.irc as u32) << 16 | w0 as u32;
-        self.c.irc = w1;
-        self.c.pc = pc.wrapping_add(4);
-        Some(v)
+        self.c.pc = addr.wrapping_add(4);
+        Some((w0, w1))
     }
     /// Two extension words as a long.
     #[inline(always)]
@@ -428,18 +437,10 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// order of register updates and possible faults is unchanged.
     #[inline(always)]
     pub fn win_ext_prefetch(&mut self) -> Option<u16> {
-        let pc = self.c.pc;
-        let i = pc.wrapping_sub(self.win_base).rotate_right(1) as usize;
-        let &[w0, w1] = self.win.get(i..i.wrapping_add(2))? else {
-            return None;
-        };
-        let fc = self.fc_prog();
-        self.b.window_fetch_pair(pc, w0, w1, fc, self.c.cycles);
-        self.c.cycles += 8;
+        let (w0, w1) = self.win_pair_at(self.c.pc)?;
         let v = self.c.irc;
         self.c.ird = w0;
         self.c.irc = w1;
-        self.c.pc = pc.wrapping_add(4);
         Some(v)
     }
     /// Two extension words as a long then the final prefetch
@@ -495,14 +496,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     pub fn jump(&mut self, target: u32) -> R<()> {
         // Both words in the fetch window (the common case): one range test,
         // one report to the bus, one time update.
-        let i = target.wrapping_sub(self.win_base).rotate_right(1) as usize;
-        if let Some(&[w0, w1]) = self.win.get(i..i.wrapping_add(2)) {
-            let fc = self.fc_prog();
-            self.b.window_fetch_pair(target, w0, w1, fc, self.c.cycles);
-            self.c.cycles += 8;
+        if let Some((w0, w1)) = self.win_pair_at(target) {
             self.c.ird = w0;
             self.c.irc = w1;
-            self.c.pc = target.wrapping_add(4);
             return Ok(());
         }
         self.c.ird = self.read_prog(target)?;
