@@ -102,7 +102,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             4 => {
                 // A word/byte access through -(An) that faults pushes a PC
                 // 2 higher than usual (test collection, address-error frames).
-                self.c.fault_pc_adj = if S == 4 { 0 } else { 2 };
+                self.c.ir.pc_adj = if S == 4 { 0 } else { 2 };
                 if PD_IDLE {
                     self.idle(2);
                 }
@@ -112,12 +112,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             }
             5 => {
                 // Modes with a displacement word push a PC 2 lower.
-                self.c.fault_pc_adj = -2;
+                self.c.ir.pc_adj = -2;
                 let d = self.ext()? as i16 as i32 as u32;
                 Loc::Mem(self.c.a[r].wrapping_add(d))
             }
             6 => {
-                self.c.fault_pc_adj = -2;
+                self.c.ir.pc_adj = -2;
                 self.idle(2);
                 let e = self.ext()?;
                 Loc::Mem(self.index(self.c.a[r], e))
@@ -126,13 +126,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0 => Loc::Mem(self.ext()? as i16 as i32 as u32),
                 1 => Loc::Mem(self.ext_l()?),
                 2 => {
-                    self.c.fault_pc_adj = -2;
+                    self.c.ir.pc_adj = -2;
                     let base = self.c.pc.wrapping_sub(2);
                     let d = self.ext()? as i16 as i32 as u32;
                     Loc::Prog(base.wrapping_add(d))
                 }
                 3 => {
-                    self.c.fault_pc_adj = -2;
+                    self.c.ir.pc_adj = -2;
                     let base = self.c.pc.wrapping_sub(2);
                     self.idle(2);
                     let e = self.ext()?;

@@ -16,9 +16,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             if dm == 5 || (dm == 7 && r == 0) {
                 // `#imm` then d16(An) or (xxx).W: two consecutive extension
                 // words, one paired window fetch (`ext_l`: otherwise the two
-                // fetches in order, as below; `fault_pc_adj` is 0 for both).
+                // fetches in order, as below; `ir.pc_adj` is 0 for both).
                 let both = self.ext_l()?;
-                self.c.fault_pc_adj = 0;
+                self.c.ir.pc_adj = 0;
                 let src = (both >> 16) & mask(S);
                 let d = both as u16 as i16 as i32 as u32;
                 let a = if dm == 5 {
@@ -34,7 +34,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let r = ((op >> 9) & 7) as usize;
         // A faulting write pushes PC (An), (An)+) or PC - 2 (other modes).
         let dm = (op >> 6) & 7;
-        self.c.fault_pc_adj = if dm == 2 || dm == 3 { 2 } else { 0 };
+        self.c.ir.pc_adj = if dm == 2 || dm == 3 { 2 } else { 0 };
         match dm {
             0 => {
                 self.set_logic::<S>(src);
@@ -62,7 +62,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.prefetch()?;
                 if S != 4 {
                     // A faulting word write stacks the prefetched word as IR.
-                    self.c.cur_op = self.c.ird;
+                    self.c.ir.op = self.c.ird;
                 }
                 self.move_write_rev::<S>(op, a, src)?;
                 self.c.a[r] = a;
@@ -114,14 +114,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // paired fetch (nothing between them can fault or be seen).
             let imm = self.win_imm_prefetch::<S>();
             if let Some(src) = imm {
-                self.c.fault_pc_adj = 0;
+                self.c.ir.pc_adj = 0;
                 self.set_logic::<S>(src);
                 self.set_dreg::<S>(r, src);
                 return Ok(());
             }
         }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
-        self.c.fault_pc_adj = 0;
+        self.c.ir.pc_adj = 0;
         self.set_logic::<S>(src);
         self.set_dreg::<S>(r, src);
         self.prefetch()
@@ -223,7 +223,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         if (op >> 3) & 7 == 4 {
             // Predecrement: registers A7..A0, D7..D0 to decreasing addresses.
             // (A faulting MOVEM pushes PC, whatever the mode.)
-            self.c.fault_pc_adj = 2;
+            self.c.ir.pc_adj = 2;
             let mut addr = self.c.a[r];
             for i in 0..16usize {
                 if list & (1 << i) != 0 {
@@ -240,7 +240,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             self.c.a[r] = addr;
         } else {
             let mut addr = self.control_addr(op & 0x3F)?;
-            self.c.fault_pc_adj = 2;
+            self.c.ir.pc_adj = 2;
             for i in 0..16usize {
                 if list & (1 << i) != 0 {
                     let v = self.reg_by_index(i);
@@ -268,7 +268,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 _ => (0, fc),
             }
         };
-        self.c.fault_pc_adj = 2;
+        self.c.ir.pc_adj = 2;
         for i in 0..16usize {
             if list & (1 << i) != 0 {
                 let v = sext(self.read_fc::<S>(addr, fc)?, S);
@@ -337,7 +337,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.c.pc.wrapping_sub(2)
             };
             self.win_ext_prefetch().map(|d| {
-                self.c.fault_pc_adj = -2;
+                self.c.ir.pc_adj = -2;
                 base.wrapping_add(d as i16 as i32 as u32)
             })
         } else if M == 8 {
