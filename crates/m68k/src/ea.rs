@@ -39,6 +39,15 @@ pub(crate) fn ea_index(ea: u16) -> u8 {
     }
 }
 
+/// Whether resolving a source of mode index `M` (see [`ea_index`]; [`DYN`]:
+/// any) may set `ir.pc_adj` (-(An), the displacement and index modes:
+/// [`Ctx::resolve_m`]); with the other modes it keeps the 0 every
+/// instruction starts with, so a handler need not store 0 after them.
+#[inline(always)]
+pub(crate) const fn sets_pc_adj(m: u8) -> bool {
+    matches!(m, 4 | 5 | 6 | 9 | 10 | DYN)
+}
+
 impl<B: Bus + Observer> Ctx<'_, B> {
     /// Brief-format index extension word: disp8 + Xn.
     #[inline(always)]

@@ -6,7 +6,7 @@
 
 use crate::bus::{Bus, Observer};
 use crate::core::{mask, sext, Ctx, R};
-use crate::ea::{Loc, IMM};
+use crate::ea::{sets_pc_adj, Loc, IMM};
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
@@ -16,9 +16,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             if dm == 5 || (dm == 7 && r == 0) {
                 // `#imm` then d16(An) or (xxx).W: two consecutive extension
                 // words, one paired window fetch (`ext_l`: otherwise the two
-                // fetches in order, as below; `ir.pc_adj` is 0 for both).
+                // fetches in order, as below; `ir.pc_adj` stays 0 for both:
+                // see `ea::sets_pc_adj`).
                 let both = self.ext_l()?;
-                self.c.ir.pc_adj = 0;
                 let src = (both >> 16) & mask(S);
                 let d = both as u16 as i16 as i32 as u32;
                 let a = if dm == 5 {
@@ -32,9 +32,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;
-        // A faulting write pushes PC (An), (An)+) or PC - 2 (other modes).
+        // A faulting write pushes PC ((An), (An)+) or PC - 2 (other modes):
+        // `ir.pc_adj` 2 or 0, set in each destination's arm; the 0 is what
+        // the instruction started with unless the source's mode changed it
+        // (`ea::sets_pc_adj`, known at compile time).
         let dm = (op >> 6) & 7;
-        self.c.ir.pc_adj = if dm == 2 || dm == 3 { 2 } else { 0 };
+        if sets_pc_adj(M) && dm != 2 && dm != 3 {
+            self.c.ir.pc_adj = 0;
+        }
         match dm {
             0 => {
                 self.set_logic::<S>(src);
@@ -42,11 +47,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.prefetch()
             }
             2 => {
+                self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
                 self.move_write::<S>(op, a, src)?;
                 self.prefetch()
             }
             3 => {
+                self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
                 let na = a.wrapping_add(Self::step_size::<S>(r));
                 self.move_write::<S>(op, a, src)?;
@@ -114,14 +121,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // paired fetch (nothing between them can fault or be seen).
             let imm = self.win_imm_prefetch::<S>();
             if let Some(src) = imm {
-                self.c.ir.pc_adj = 0;
                 self.set_logic::<S>(src);
                 self.set_dreg::<S>(r, src);
                 return Ok(());
             }
         }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
-        self.c.ir.pc_adj = 0;
+        if sets_pc_adj(M) {
+            self.c.ir.pc_adj = 0;
+        }
         self.set_logic::<S>(src);
         self.set_dreg::<S>(r, src);
         self.prefetch()
