@@ -26,7 +26,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 } else {
                     d
                 };
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, dm, false, a, src)?;
                 return self.prefetch();
             }
         }
@@ -49,14 +49,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             2 => {
                 self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 2, false, a, src)?;
                 self.prefetch()
             }
             3 => {
                 self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
                 let na = a.wrapping_add(Self::step_size::<S>(r));
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 3, false, a, src)?;
                 // A faulting write leaves An unchanged.
                 self.c.a[r] = na;
                 self.prefetch()
@@ -71,41 +71,44 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                     // A faulting word write stacks the prefetched word as IR.
                     self.c.ir.op = self.c.ird;
                 }
-                self.move_write_rev::<S>(op, a, src)?;
+                self.move_write_rev::<S, M>(op, 4, false, a, src)?;
                 self.c.a[r] = a;
                 Ok(())
             }
             5 => {
                 let d = self.ext()? as i16 as i32 as u32;
                 let a = self.c.a[r].wrapping_add(d);
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 5, false, a, src)?;
                 self.prefetch()
             }
             6 => {
                 self.idle(2);
                 let e = self.ext()?;
                 let a = self.index(self.c.a[r], e);
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 6, false, a, src)?;
                 self.prefetch()
             }
             _ => {
-                let src_mem = (op >> 3) & 7 >= 2 && op & 0x3F != 0x3C;
+                let src_mem = !Self::move_reg_src::<M>(op);
                 if r == 1 && src_mem {
                     // (xxx).L destination after a memory source: the write
                     // happens before the second extension word is replaced
                     // in the queue (Yacht; test collection).
                     let hi = self.ext()? as u32;
                     let a = hi << 16 | self.c.irc as u32;
-                    self.move_write::<S>(op, a, src)?;
+                    self.move_write::<S, M>(op, 7, true, a, src)?;
                     self.ext()?;
                     return self.prefetch();
                 }
-                let a = if r == 0 {
-                    self.ext()? as i16 as i32 as u32
+                // (xxx).W or (xxx).L: one `move_write` each, so that its
+                // flag steps fold for the mode.
+                if r == 0 {
+                    let a = self.ext()? as i16 as i32 as u32;
+                    self.move_write::<S, M>(op, 7, false, a, src)?;
                 } else {
-                    self.ext_l()?
-                };
-                self.move_write::<S>(op, a, src)?;
+                    let a = self.ext_l()?;
+                    self.move_write::<S, M>(op, 7, true, a, src)?;
+                }
                 self.prefetch()
             }
         }
@@ -135,19 +138,29 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.prefetch()
     }
 
+    /// Whether a MOVE's source is a register or `#imm` (known at compile
+    /// time unless `M` is [`crate::ea::DYN`]).
+    #[inline(always)]
+    fn move_reg_src<const M: u8>(op: u16) -> bool {
+        if M == crate::ea::DYN {
+            (op >> 3) & 7 <= 1 || op & 0x3F == 0x3C
+        } else {
+            M <= 1 || M == IMM
+        }
+    }
+
     /// The flags a MOVE has set when its write faults (the microcode
     /// updates them in steps; values derived from the address-error frames
     /// of the test collection). The full result is set after the write.
+    /// `dm`: the destination mode, `abs_l`: (xxx).L; the callers pass
+    /// constants, so that the steps fold for their mode (and `M`).
     #[inline(always)]
-    fn move_pre_flags<const S: u32>(&mut self, v: u32, op: u16) {
-        let dm = (op >> 6) & 7;
-        let dr = (op >> 9) & 7;
-        let reg_src = (op >> 3) & 7 <= 1 || op & 0x3F == 0x3C;
+    fn move_pre_flags<const S: u32, const M: u8>(&mut self, v: u32, op: u16, dm: u16, abs_l: bool) {
+        let reg_src = Self::move_reg_src::<M>(op);
         if S != 4 {
             self.set_logic::<S>(v);
             return;
         }
-        let abs_l = dm == 7 && dr == 1;
         if reg_src && (dm == 2 || dm == 3) {
             return;
         }
@@ -167,8 +180,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// (Byte and word: the flags set before the write are already the
     /// final ones, and a bus write cannot change SR; long: set them again.)
     #[inline(always)]
-    fn move_write<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
-        self.move_pre_flags::<S>(v, op);
+    fn move_write<const S: u32, const M: u8>(
+        &mut self,
+        op: u16,
+        dm: u16,
+        abs_l: bool,
+        a: u32,
+        v: u32,
+    ) -> R<()> {
+        self.move_pre_flags::<S, M>(v, op, dm, abs_l);
         self.write::<S>(a, v)?;
         if S == 4 {
             self.set_logic::<S>(v);
@@ -177,8 +197,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     #[inline(always)]
-    fn move_write_rev<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
-        self.move_pre_flags::<S>(v, op);
+    fn move_write_rev<const S: u32, const M: u8>(
+        &mut self,
+        op: u16,
+        dm: u16,
+        abs_l: bool,
+        a: u32,
+        v: u32,
+    ) -> R<()> {
+        self.move_pre_flags::<S, M>(v, op, dm, abs_l);
         self.write_rev::<S>(a, v)?;
         if S == 4 {
             self.set_logic::<S>(v);
