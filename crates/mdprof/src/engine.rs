@@ -974,8 +974,15 @@ impl Profiler {
             // Next frame's.
             self.touch(last);
         }
-        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        top.truncate(self.top_n);
+        // The busiest `top_n`, busiest first (ties by id: a total order, as
+        // each id is in `top` once, so picking them first and sorting only
+        // those gives the same list as sorting all).
+        let order = |a: &(u32, u64), b: &(u32, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+        if top.len() > self.top_n {
+            top.select_nth_unstable_by(self.top_n, order);
+            top.truncate(self.top_n);
+        }
+        top.sort_unstable_by(order);
         let start = match self.cpu_start {
             Some(s) => s.max(info.start_mclk),
             None => info.end_mclk,
