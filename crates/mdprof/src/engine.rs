@@ -539,6 +539,9 @@ impl Profiler {
     /// for each (parent, attr) hash is remembered in [`ChildCache`], which
     /// answers most lookups with one compare (the walk is the fallback, so
     /// the tree is the same either way).
+    /// The cache's hit is inlined into the (cold) callers: as a call of
+    /// its own its register saves and restores were most of its cost.
+    #[inline(always)]
     fn child(&mut self, parent: u32, attr: u32) -> u32 {
         let slot = ChildCache::slot(parent, attr);
         let hit = self.child_cache.0[slot];
@@ -547,6 +550,13 @@ impl Profiler {
                 return hit;
             }
         }
+        self.child_miss(parent, attr, slot)
+    }
+
+    /// [`Profiler::child`] when the cache misses: walk, and remember.
+    #[cold]
+    #[inline(never)]
+    fn child_miss(&mut self, parent: u32, attr: u32, slot: usize) -> u32 {
         let id = self.child_walk(parent, attr);
         self.child_cache.0[slot] = id;
         id
