@@ -803,7 +803,10 @@ impl Profiler {
                 if rte {
                     self.exc_depth = self.exc_depth.saturating_sub(1);
                 }
-                if self.exc_depth == 0 && self.attr.is_idle(self.attr.id(target)) {
+                // The target's function (looked up once: the idle test and
+                // the switch ahead both need it).
+                let a = self.attr.id(target);
+                if self.exc_depth == 0 && self.attr.is_idle(a) {
                     self.idle_calls = self.idle_calls.saturating_sub(1);
                 }
                 // Until the next instruction refines it, time (an interrupt
@@ -811,7 +814,6 @@ impl Profiler {
                 self.cur_leaf = self.stack.top().map_or(0, |f| f.data);
                 // The next instruction recomputes its leaf, unless that can
                 // be done now.
-                let a = self.attr.id(target);
                 self.switch_ahead(a, faulted);
             }
         }
