@@ -107,6 +107,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// #imm op <ea>: Dn 8 / 16 (CMPI.L 14); memory 12+ea /
     /// 20+ea (CMPI 8+ea / 12+ea).
     pub(crate) fn op_alu_imm<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        self.alu_imm_inline::<S, M>(op, a)
+    }
+
+    /// [`Self::op_alu_imm`]'s body, inlined into the dispatch for a Dn
+    /// destination.
+    #[inline(always)]
+    pub(crate) fn alu_imm_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         if M == 0 {
             // To Dn with `#imm` and the final prefetch both in the fetch
             // window: one paired fetch (nothing between them can fault or
