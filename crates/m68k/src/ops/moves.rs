@@ -401,8 +401,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         if !absolute {
             self.prefetch()?;
         }
-        self.write_w(sp, (a >> 16) as u16)?;
-        self.write_w(sp.wrapping_add(2), a as u16)?;
+        self.write::<4>(sp, a)?;
         if absolute {
             self.prefetch()?;
         }
