@@ -76,20 +76,22 @@ pub struct Cpu {
     /// `ipl` exceeds the SR mask.
     pub(crate) attention: bool,
     pub(crate) nmi_pending: bool,
-    /// Address of the instruction being executed.
-    pub(crate) inst_pc: u32,
-    /// Adjustment of the PC pushed in a group-0 frame relative to `pc - 2`
-    /// (the hardware pushes its internal PC register, which some microcode
-    /// sequences have already advanced or not yet advanced).
-    pub(crate) fault_pc_adj: i8,
+    /// IR and the PC adjustment of a group-0 frame (see [`Ir`]), set
+    /// together at the start of every instruction.
+    pub(crate) ir: Ir,
     /// Cycles spent in exception entry during the current step (reported to
-    /// the observer separately from the instruction's own cycles).
+    /// the observer separately from the instruction's own cycles). Only an
+    /// instruction that ends through its error path (a group-0 fault, or
+    /// a group 1/2 exception it took: `exc_taken`) reads it, then clears
+    /// it; `attend` clears what trace and interrupt entries added.
     pub(crate) exc_cycles: u64,
+    /// The instruction took a group 1/2 exception (TRAP, TRAPV, CHK, zero
+    /// divide, illegal, line A/F, privilege violation) and returned
+    /// `Err(Fault)` for it ([`Ctx::taken`]): not a fault.
+    pub(crate) exc_taken: bool,
     /// (An)+ register of a pending long read (undone if the read faults).
     pub(crate) pi_reg: u8,
     pub(crate) pi_old: u32,
-    /// Opcode of the instruction being executed (IR).
-    pub(crate) cur_op: u16,
     /// Start time of a group 1/2 exception entry in progress (u64::MAX:
     /// none).
     pub(crate) exc_start: u64,
@@ -104,6 +106,33 @@ pub struct Cpu {
     /// A loop head found not to be a polling loop (not analysed again).
     pub(crate) poll_reject: u32,
     table: &'static [Entry; 65536],
+}
+
+/// IR (the opcode of the instruction being executed, which a group-0
+/// frame pushes) and `pc_adj`, the adjustment of the PC that frame pushes
+/// relative to `pc - 2` (the hardware pushes its internal PC register, which
+/// some microcode sequences have already advanced or not yet advanced; set
+/// by the handlers before the access that may fault). One 4-byte value, so
+/// that the start of every instruction sets both (`pc_adj` to 0) with one
+/// store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(4))]
+pub(crate) struct Ir {
+    pub op: u16,
+    pub pc_adj: i8,
+    pad: u8,
+}
+
+impl Ir {
+    /// The start of an instruction: IR = `op`, no PC adjustment.
+    #[inline(always)]
+    pub(crate) fn new(op: u16) -> Self {
+        Ir {
+            op,
+            pc_adj: 0,
+            pad: 0,
+        }
+    }
 }
 
 impl Default for Cpu {
@@ -123,12 +152,11 @@ impl Default for Cpu {
             ipl: 0,
             attention: true,
             nmi_pending: false,
-            inst_pc: 0,
-            fault_pc_adj: 0,
+            ir: Ir::default(),
             exc_cycles: 0,
+            exc_taken: false,
             pi_reg: 0xFF,
             pi_old: 0,
-            cur_op: 0,
             exc_start: u64::MAX,
             fault: crate::core::FaultInfo::default(),
             no_trace: false,
@@ -328,6 +356,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         if self.c.trace_pending {
             self.c.trace_pending = false;
             self.trace_exception();
+            // The entry's cycles were reported on their own.
+            self.c.exc_cycles = 0;
             return true;
         }
         let level = self.c.ipl;
@@ -335,6 +365,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             self.c.nmi_pending = false;
             if level > 0 {
                 self.interrupt(level);
+                // The entry's cycles were reported on their own.
+                self.c.exc_cycles = 0;
                 return true;
             }
         }
@@ -384,21 +416,21 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     fn instruction<const TRACING: bool>(&mut self) {
         let start = self.c.cycles;
         let pc = self.c.pc.wrapping_sub(4);
-        self.c.inst_pc = pc;
         let tracing = TRACING;
         if tracing {
             self.c.no_trace = false;
         }
         let op = self.c.ird;
-        self.c.cur_op = op;
+        // IR and no PC adjustment: one store. (The instruction's address
+        // is not stored: the handlers that need it take `pc - 4` before
+        // their first fetch.)
+        self.c.ir = crate::cpu::Ir::new(op);
         // A u16 index into a 65536-entry array: no bounds check. By
         // reference: each arm of the dispatch loads the fields it uses
         // (a copy made the compiler unpack all four bytes before the jump).
         let table: &'static [Entry; 65536] = self.c.table;
         let d = &table[op as usize];
-        self.c.fault_pc_adj = 0;
-        self.c.exc_cycles = 0;
-        match self.exec(op, d) {
+        let start = match self.exec(op, d) {
             Ok(()) => {
                 if tracing {
                     // UM 6.3.8: TRAP/TRAPV/CHK/zero-divide entries are
@@ -407,11 +439,34 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                     self.c.trace_pending = !self.c.no_trace && !self.c.halted;
                     self.c.attention |= self.c.trace_pending;
                 }
+                start
             }
-            Err(f) => self.group0(f),
+            Err(f) => self.instruction_err::<TRACING>(f, start),
+        };
+        self.boundary(start, Some(pc));
+    }
+
+    /// The end of an instruction that returned `Err`: a group-0 fault
+    /// (its exception entry now), or a group 1/2 exception the instruction
+    /// took (`exc_taken`). Returns the start of the instruction's own
+    /// cycles for its report: the exception entries' cycles are reported
+    /// apart (so the common path neither clears nor adds `exc_cycles`).
+    #[inline(never)]
+    #[cold]
+    fn instruction_err<const TRACING: bool>(&mut self, f: crate::core::Fault, start: u64) -> u64 {
+        if self.c.exc_taken {
+            self.c.exc_taken = false;
+            if TRACING {
+                // As on the `Ok` path (UM 6.3.8, see `instruction`).
+                self.c.trace_pending = !self.c.no_trace && !self.c.halted;
+                self.c.attention |= self.c.trace_pending;
+            }
+        } else {
+            self.group0(f);
         }
         let start = start + self.c.exc_cycles;
-        self.boundary(start, Some(pc));
+        self.c.exc_cycles = 0;
+        start
     }
 
     /// After an instruction (or a STOP wait): the bus's extra cycles, the

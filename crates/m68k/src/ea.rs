@@ -39,6 +39,15 @@ pub(crate) fn ea_index(ea: u16) -> u8 {
     }
 }
 
+/// Whether resolving a source of mode index `M` (see [`ea_index`]; [`DYN`]:
+/// any) may set `ir.pc_adj` (-(An), the displacement and index modes:
+/// [`Ctx::resolve_m`]); with the other modes it keeps the 0 every
+/// instruction starts with, so a handler need not store 0 after them.
+#[inline(always)]
+pub(crate) const fn sets_pc_adj(m: u8) -> bool {
+    matches!(m, 4 | 5 | 6 | 9 | 10 | DYN)
+}
+
 impl<B: Bus + Observer> Ctx<'_, B> {
     /// Brief-format index extension word: disp8 + Xn.
     #[inline(always)]
@@ -102,7 +111,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             4 => {
                 // A word/byte access through -(An) that faults pushes a PC
                 // 2 higher than usual (test collection, address-error frames).
-                self.c.fault_pc_adj = if S == 4 { 0 } else { 2 };
+                self.c.ir.pc_adj = if S == 4 { 0 } else { 2 };
                 if PD_IDLE {
                     self.idle(2);
                 }
@@ -112,12 +121,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             }
             5 => {
                 // Modes with a displacement word push a PC 2 lower.
-                self.c.fault_pc_adj = -2;
+                self.c.ir.pc_adj = -2;
                 let d = self.ext()? as i16 as i32 as u32;
                 Loc::Mem(self.c.a[r].wrapping_add(d))
             }
             6 => {
-                self.c.fault_pc_adj = -2;
+                self.c.ir.pc_adj = -2;
                 self.idle(2);
                 let e = self.ext()?;
                 Loc::Mem(self.index(self.c.a[r], e))
@@ -126,13 +135,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0 => Loc::Mem(self.ext()? as i16 as i32 as u32),
                 1 => Loc::Mem(self.ext_l()?),
                 2 => {
-                    self.c.fault_pc_adj = -2;
+                    self.c.ir.pc_adj = -2;
                     let base = self.c.pc.wrapping_sub(2);
                     let d = self.ext()? as i16 as i32 as u32;
                     Loc::Prog(base.wrapping_add(d))
                 }
                 3 => {
-                    self.c.fault_pc_adj = -2;
+                    self.c.ir.pc_adj = -2;
                     let base = self.c.pc.wrapping_sub(2);
                     self.idle(2);
                     let e = self.ext()?;

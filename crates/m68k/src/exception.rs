@@ -72,14 +72,27 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         Ok(())
     }
 
+    /// The end of an instruction that took a group 1/2 exception (`r`:
+    /// its entry): `Err(Fault)` with `exc_taken` set when the entry
+    /// succeeded, so the run loop accounts for the entry's cycles on its
+    /// error path, not on every instruction's (see `Ctx::instruction`).
+    #[inline(always)]
+    pub(crate) fn taken(&mut self, r: R<()>) -> R<()> {
+        r?;
+        self.c.exc_taken = true;
+        Err(Fault)
+    }
+
     /// An exception caused by the instruction itself (illegal, line A/F,
     /// privilege violation): 4 idle cycles, PC of the instruction pushed.
+    /// Called before the instruction's first fetch (PC is 4 past it).
     pub fn illegal_exc(&mut self, kind: ExceptionKind, vector: u8) -> R<()> {
         self.c.no_trace = true;
         let start = self.c.cycles;
         self.idle(4);
-        let pc = self.c.inst_pc;
-        self.exception(kind, vector, pc, start)
+        let pc = self.c.pc.wrapping_sub(4);
+        let r = self.exception(kind, vector, pc, start);
+        self.taken(r)
     }
 
     pub fn privilege(&mut self) -> R<()> {
@@ -182,9 +195,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             .c
             .pc
             .wrapping_sub(2)
-            .wrapping_add(self.c.fault_pc_adj as i32 as u32);
+            .wrapping_add(self.c.ir.pc_adj as i32 as u32);
         // IR: the opcode of the instruction being executed.
-        let ir = self.c.cur_op;
+        let ir = self.c.ir.op;
         let info = (ir & 0xFFE0)
             | if f.write { 0 } else { 0x10 }
             | if f.inst { 8 } else { 0 }

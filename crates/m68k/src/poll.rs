@@ -202,8 +202,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 return ran;
             };
             ran = true;
-            self.c.inst_pc = l.head;
-            self.c.cur_op = l.words[0];
+            self.c.ir.op = l.words[0];
             if l.size == 1 {
                 self.set_logic::<1>(v);
                 self.set_dreg::<1>(l.dn, v);
@@ -222,8 +221,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             }
             // BTST #n,Dn
             let t1 = self.c.cycles;
-            self.c.inst_pc = btst_at;
-            self.c.cur_op = l.words[m];
+            self.c.ir.op = l.words[m];
             let z = (self.c.d[l.dn] >> l.bit) & 1 == 0;
             self.c.sr = (self.c.sr & !Z) | if z { Z } else { 0 };
             self.c.ird = l.words[m + 2];
@@ -236,8 +234,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             }
             // Bcc.s head (taken)
             let t2 = self.c.cycles;
-            self.c.inst_pc = bcc_at;
-            self.c.cur_op = l.words[m + 2];
+            self.c.ir.op = l.words[m + 2];
             self.c.ird = l.words[0];
             self.c.irc = l.words[1];
             self.c.pc = l.head.wrapping_add(4);
@@ -253,7 +250,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// starting at the loop head. The registers are left as they are: the
     /// next pass, which always runs, overwrites everything a pass changes
     /// (Dn's low byte or word, the flags; PC, the prefetch queue and
-    /// `inst_pc`/`cur_op` are the same after every pass).
+    /// IR is the same after every pass).
     #[inline(always)]
     fn poll_skip(&mut self, pass: &PollPass, pcs: &[u32; 3], target: u64) {
         let s = self.b.poll_skip(pass, self.c.cycles, target);

@@ -539,6 +539,9 @@ impl Profiler {
     /// for each (parent, attr) hash is remembered in [`ChildCache`], which
     /// answers most lookups with one compare (the walk is the fallback, so
     /// the tree is the same either way).
+    /// The cache's hit is inlined into the (cold) callers: as a call of
+    /// its own its register saves and restores were most of its cost.
+    #[inline(always)]
     fn child(&mut self, parent: u32, attr: u32) -> u32 {
         let slot = ChildCache::slot(parent, attr);
         let hit = self.child_cache.0[slot];
@@ -547,6 +550,13 @@ impl Profiler {
                 return hit;
             }
         }
+        self.child_miss(parent, attr, slot)
+    }
+
+    /// [`Profiler::child`] when the cache misses: walk, and remember.
+    #[cold]
+    #[inline(never)]
+    fn child_miss(&mut self, parent: u32, attr: u32, slot: usize) -> u32 {
         let id = self.child_walk(parent, attr);
         self.child_cache.0[slot] = id;
         id
@@ -664,8 +674,9 @@ impl Profiler {
     }
 
     /// The function at the PC changed (cold path): new call-tree leaf, and
-    /// the wait / loop-start state machine.
-    #[inline]
+    /// the wait / loop-start state machine. Inlined into its two (cold)
+    /// callers: a call of its own saved and restored five registers.
+    #[inline(always)]
     fn switch(&mut self, a: u32, clock: &Clock) {
         self.flush_acc();
         self.cur_attr = a;
@@ -792,7 +803,10 @@ impl Profiler {
                 if rte {
                     self.exc_depth = self.exc_depth.saturating_sub(1);
                 }
-                if self.exc_depth == 0 && self.attr.is_idle(self.attr.id(target)) {
+                // The target's function (looked up once: the idle test and
+                // the switch ahead both need it).
+                let a = self.attr.id(target);
+                if self.exc_depth == 0 && self.attr.is_idle(a) {
                     self.idle_calls = self.idle_calls.saturating_sub(1);
                 }
                 // Until the next instruction refines it, time (an interrupt
@@ -800,7 +814,6 @@ impl Profiler {
                 self.cur_leaf = self.stack.top().map_or(0, |f| f.data);
                 // The next instruction recomputes its leaf, unless that can
                 // be done now.
-                let a = self.attr.id(target);
                 self.switch_ahead(a, faulted);
             }
         }
@@ -974,8 +987,15 @@ impl Profiler {
             // Next frame's.
             self.touch(last);
         }
-        top.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        top.truncate(self.top_n);
+        // The busiest `top_n`, busiest first (ties by id: a total order, as
+        // each id is in `top` once, so picking them first and sorting only
+        // those gives the same list as sorting all).
+        let order = |a: &(u32, u64), b: &(u32, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+        if top.len() > self.top_n {
+            top.select_nth_unstable_by(self.top_n, order);
+            top.truncate(self.top_n);
+        }
+        top.sort_unstable_by(order);
         let start = match self.cpu_start {
             Some(s) => s.max(info.start_mclk),
             None => info.end_mclk,

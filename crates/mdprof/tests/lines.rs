@@ -124,6 +124,34 @@ fn id_slot_agrees_with_the_tables() {
     assert_eq!(pcs_seen, 0x1_0000 + 0x8000 + 3);
 }
 
+/// The hot path's charge takes the PC unmasked: an address with bits
+/// above the 24 address lines (the core's 32-bit PC, such as a sign-extended
+/// `JSR ($8000).W` at 0xFFFF8000) is charged to the cell of its 24-bit
+/// address, with that cell's id, as a masked one is.
+#[test]
+fn charge_masks_addresses_above_24_bits() {
+    let (s, _) = knowncosts();
+    let attr = &s.attribution;
+    let mut pcs = retroprof_mdprof::pccost::PcCosts::new(attr);
+    let mut want = std::collections::BTreeMap::new();
+    // Bits above the 24 address lines only (0xFF00_0000 | 0xFF_8000 is
+    // the sign-extended 0xFFFF8000).
+    let high = [0xFF00_0000u32, 0x0100_0000, 0x0200_0000, 0x8000_0000];
+    let low = [0x200u32, 0x1000, 0xFF_8000, 0xFF_0000, 0x40_0000, 0xA1_0000];
+    for (k, &base) in high.iter().enumerate() {
+        for (j, &a) in low.iter().enumerate() {
+            let pc = base | a;
+            let m = (1 + k * low.len() + j) as u64;
+            assert_eq!(pcs.charge(pc, m), pcs.id(pc & 0xFF_FFFF), "{pc:#x}");
+            assert_eq!(pcs.charge(a, 1000 * m), attr.id(a), "{a:#x}");
+            *want.entry(pcs.slot(a)).or_insert(0) += 1001 * m;
+        }
+    }
+    for (&slot, &m) in &want {
+        assert_eq!(pcs.counted(slot), m, "slot {slot}");
+    }
+}
+
 #[test]
 fn burn_dbra_line_carries_its_loop() {
     let (_, r) = knowncosts();

@@ -151,6 +151,9 @@ pub struct Vdp {
     pal: bool,
     odd_frame: bool,
     sprites: SpriteFlags,
+    /// Scratch of [`Vdp::compute_sprite_flags`] (every line's sprites; no
+    /// state: rewritten by each computation before it is read).
+    frame_sprites: Box<FrameSprites>,
     /// Writes with an invalid code (counted, ignored).
     pub invalid_writes: u64,
 }
@@ -190,6 +193,7 @@ impl Vdp {
                 frame: u64::MAX,
                 ..Default::default()
             },
+            frame_sprites: Box::new(FrameSprites::new()),
             invalid_writes: 0,
         }
     }
@@ -378,10 +382,18 @@ impl Vdp {
             let active = c.geom.active as usize;
             // Only lines with two or more sprites can overflow or collide:
             // ask the renderer's sprite evaluator for the exact answer there
-            // (one walk of the table gives every line's sprites).
-            let snap = self.snapshot();
+            // (one walk of the table gives every line's sprites, their
+            // count overflow and their cells, so the overflow needs no
+            // look at a sprite; the lists kept from the last frame, so no
+            // clearing of them).
+            let snap = VdpSnapshot {
+                vram: &self.vram,
+                cram: &self.cram,
+                vsram: &self.vsram,
+                regs: &self.regs,
+            };
             let m = Mode::decode(snap.regs);
-            let mut frame = FrameSprites::new();
+            let frame = &mut *self.frame_sprites;
             frame.scan(&snap, &m, active);
             let mut scratch = SpriteScratch::new();
             let mut buf = [0u8; 320];
@@ -389,23 +401,18 @@ impl Vdp {
                 if frame.count(line) < 2 {
                     continue;
                 }
-                if f.overflow_line.is_some() && f.collision_line.is_some() {
-                    break;
-                }
-                // Once the first collision line is known only the overflow
-                // is left to find, which needs no pixels (the span walk):
-                // most of this loop's cost was drawing lines whose
-                // collision answer no longer mattered.
-                let (ov, col) = if f.collision_line.is_some() {
-                    (frame.line_overflow(&snap, &m, line, &mut scratch), false)
-                } else {
-                    frame.line_status(&snap, &m, line, &mut scratch, &mut buf)
-                };
-                if ov && f.overflow_line.is_none() {
+                if f.overflow_line.is_none() && frame.line_overflow(&m, line) {
                     f.overflow_line = Some(line as u16);
                 }
-                if col && f.collision_line.is_none() {
+                // The collision needs the line's pixels where shown sprites
+                // overlap; only until the first collision line.
+                if f.collision_line.is_none()
+                    && frame.line_status(&snap, &m, line, &mut scratch, &mut buf).1
+                {
                     f.collision_line = Some(line as u16);
+                }
+                if f.overflow_line.is_some() && f.collision_line.is_some() {
+                    break;
                 }
             }
         }

@@ -107,6 +107,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// #imm op <ea>: Dn 8 / 16 (CMPI.L 14); memory 12+ea /
     /// 20+ea (CMPI 8+ea / 12+ea).
     pub(crate) fn op_alu_imm<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        self.alu_imm_inline::<S, M>(op, a)
+    }
+
+    /// [`Self::op_alu_imm`]'s body, inlined into the dispatch for a Dn
+    /// destination.
+    #[inline(always)]
+    pub(crate) fn alu_imm_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         if M == 0 {
             // To Dn with `#imm` and the final prefetch both in the fetch
             // window: one paired fetch (nothing between them can fault or
@@ -125,12 +132,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
         // `#imm.B/.W` then d16(An) or (xxx).W: both extension words in
         // the fetch window take one paired fetch (what `resolve_m` does
-        // for these modes, `fault_pc_adj` included).
+        // for these modes, `ir.pc_adj` included).
         let paired = if S != 4 && (M == 5 || M == 7) {
             self.win_ext_l().map(|both| {
                 let d = both as u16 as i16 as i32 as u32;
                 let a = if M == 5 {
-                    self.c.fault_pc_adj = -2;
+                    self.c.ir.pc_adj = -2;
                     self.c.a[(op & 7) as usize].wrapping_add(d)
                 } else {
                     d
@@ -307,7 +314,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     pub(crate) fn read_predec<const S: u32>(&mut self, r: usize) -> R<u32> {
         // A faulting access here pushes PC (not PC - 2).
-        self.c.fault_pc_adj = 2;
+        self.c.ir.pc_adj = 2;
         if S == 4 {
             // A long read that faults leaves An unchanged.
             let a = self.c.a[r].wrapping_sub(2);
@@ -328,7 +335,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let rx = ((op >> 9) & 7) as usize;
         let ry = (op & 7) as usize;
         // A faulting read pushes PC; a faulting long read leaves An as is.
-        self.c.fault_pc_adj = 2;
+        self.c.ir.pc_adj = 2;
         let sa = self.c.a[ry];
         let na = sa.wrapping_add(Self::step_size::<S>(ry));
         // (A faulting long source read leaves Ay advanced by 2 only.)

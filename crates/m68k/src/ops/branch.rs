@@ -14,7 +14,8 @@ use crate::ea::Loc;
 impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     pub(crate) fn op_bcc(&mut self, op: u16) -> R<()> {
-        let base = self.c.inst_pc.wrapping_add(2);
+        // The instruction's address + 2 (PC is 4 past it: no fetch yet).
+        let base = self.c.pc.wrapping_sub(2);
         let d8 = op as u8;
         if self.cond(op >> 8) {
             let disp = if d8 == 0 {
@@ -54,7 +55,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     pub(crate) fn op_bsr(&mut self, op: u16) -> R<()> {
-        let base = self.c.inst_pc.wrapping_add(2);
+        let inst_pc = self.c.pc.wrapping_sub(4);
+        let base = inst_pc.wrapping_add(2);
         let d8 = op as u8;
         let (disp, ret) = if d8 == 0 {
             (self.c.irc as i16 as i32 as u32, base.wrapping_add(2))
@@ -64,7 +66,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let target = base.wrapping_add(disp);
         self.idle(2);
         self.push_l(ret)?;
-        self.b.call(self.c.inst_pc, target, ret, self.c.a[7]);
+        self.b.call(inst_pc, target, ret, self.c.a[7]);
         // A faulting target fetch pushes the target itself.
         self.c.pc = target.wrapping_add(2);
         self.jump(target)
@@ -84,13 +86,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let cnt = (self.c.d[r] as u16).wrapping_sub(1);
         self.idle(2);
         if cnt != 0xFFFF {
+            // The instruction's address + 2 (no fetch yet).
             let target = self
                 .c
-                .inst_pc
-                .wrapping_add(2)
+                .pc
+                .wrapping_sub(2)
                 .wrapping_add(self.c.irc as i16 as i32 as u32);
             // A faulting target fetch leaves Dn unchanged and pushes PC.
-            self.c.fault_pc_adj = 2;
+            self.c.ir.pc_adj = 2;
             self.jump(target)?;
             self.set_dreg::<2>(r, cnt as u32);
             Ok(())
@@ -147,7 +150,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                     (self.c.irc as i16 as i32 as u32, pc)
                 }
                 1 => {
-                    self.c.fault_pc_adj = -2;
+                    self.c.ir.pc_adj = -2;
                     let hi = self.ext()? as u32;
                     (hi << 16 | self.c.irc as u32, self.c.pc)
                 }
@@ -173,13 +176,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     pub(crate) fn op_jsr(&mut self, op: u16) -> R<()> {
+        // Before `jump_target`'s fetch of a (xxx).L target.
+        let inst_pc = self.c.pc.wrapping_sub(4);
         let (t, ret) = self.jump_target(op)?;
         // A faulting target fetch pushes the return address.
-        self.c.fault_pc_adj = (ret.wrapping_sub(self.c.pc.wrapping_sub(2))) as i8;
+        self.c.ir.pc_adj = (ret.wrapping_sub(self.c.pc.wrapping_sub(2))) as i8;
         // The first word at the target is fetched before the push.
         self.c.ird = self.read_prog(t)?;
         self.push_l(ret)?;
-        self.b.call(self.c.inst_pc, t, ret, self.c.a[7]);
+        self.b.call(inst_pc, t, ret, self.c.a[7]);
         self.c.irc = self.read_prog(t.wrapping_add(2))?;
         self.c.pc = t.wrapping_add(4);
         Ok(())
@@ -204,7 +209,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     pub(crate) fn op_rts(&mut self) -> R<()> {
         let t = self.pop_l()?;
-        self.b.ret(self.c.inst_pc, t, self.c.a[7]);
+        // The pops leave PC 4 past the instruction.
+        self.b.ret(self.c.pc.wrapping_sub(4), t, self.c.a[7]);
         self.jump(t)
     }
 
@@ -212,7 +218,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let ccr = self.pop_w()?;
         let t = self.pop_l()?;
         self.set_ccr(ccr);
-        self.b.ret(self.c.inst_pc, t, self.c.a[7]);
+        // The pops leave PC 4 past the instruction.
+        self.b.ret(self.c.pc.wrapping_sub(4), t, self.c.a[7]);
         self.jump(t)
     }
 
@@ -223,7 +230,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let sr = self.pop_w()?;
         let t = self.pop_l()?;
         self.set_sr(sr);
-        self.b.ret(self.c.inst_pc, t, self.c.a[7]);
+        // The pops leave PC 4 past the instruction.
+        self.b.ret(self.c.pc.wrapping_sub(4), t, self.c.a[7]);
         self.jump(t)
     }
 }

@@ -139,11 +139,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::AluToD(a, s) => match sm {
                 0x00 => self.alu_to_d_inline::<1, 0>(op, a),
                 0x10 => self.alu_to_d_inline::<2, 0>(op, a),
+                0x11 => self.alu_to_d_inline::<2, 1>(op, a),
                 0x20 => self.alu_to_d_inline::<4, 0>(op, a),
+                0x21 => self.alu_to_d_inline::<4, 1>(op, a),
                 _ => by_sm!(self, sm, s, op_alu_to_d(op, a)),
             },
             Op::AluToEa(a, s) => by_sm!(self, sm, s, op_alu_to_ea(op, a)),
-            Op::AluImm(a, s) => by_sm!(self, sm, s, op_alu_imm(op, a)),
+            // To Dn inline (ADDI/SUBI/CMPI/ANDI/ORI/EORI #imm,Dn).
+            Op::AluImm(a, s) => match sm {
+                0x00 => self.alu_imm_inline::<1, 0>(op, a),
+                0x10 => self.alu_imm_inline::<2, 0>(op, a),
+                0x20 => self.alu_imm_inline::<4, 0>(op, a),
+                _ => by_sm!(self, sm, s, op_alu_imm(op, a)),
+            },
             Op::AluA(a, s) => match sm {
                 0x10 => self.alu_a_inline::<2, 0>(op, a),
                 0x11 => self.alu_a_inline::<2, 1>(op, a),

@@ -6,7 +6,7 @@
 
 use crate::bus::{Bus, Observer};
 use crate::core::{mask, sext, Ctx, R};
-use crate::ea::{Loc, IMM};
+use crate::ea::{sets_pc_adj, Loc, IMM};
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
@@ -16,9 +16,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             if dm == 5 || (dm == 7 && r == 0) {
                 // `#imm` then d16(An) or (xxx).W: two consecutive extension
                 // words, one paired window fetch (`ext_l`: otherwise the two
-                // fetches in order, as below; `fault_pc_adj` is 0 for both).
+                // fetches in order, as below; `ir.pc_adj` stays 0 for both:
+                // see `ea::sets_pc_adj`).
                 let both = self.ext_l()?;
-                self.c.fault_pc_adj = 0;
                 let src = (both >> 16) & mask(S);
                 let d = both as u16 as i16 as i32 as u32;
                 let a = if dm == 5 {
@@ -26,15 +26,20 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 } else {
                     d
                 };
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, dm, false, a, src)?;
                 return self.prefetch();
             }
         }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
         let r = ((op >> 9) & 7) as usize;
-        // A faulting write pushes PC (An), (An)+) or PC - 2 (other modes).
+        // A faulting write pushes PC ((An), (An)+) or PC - 2 (other modes):
+        // `ir.pc_adj` 2 or 0, set in each destination's arm; the 0 is what
+        // the instruction started with unless the source's mode changed it
+        // (`ea::sets_pc_adj`, known at compile time).
         let dm = (op >> 6) & 7;
-        self.c.fault_pc_adj = if dm == 2 || dm == 3 { 2 } else { 0 };
+        if sets_pc_adj(M) && dm != 2 && dm != 3 {
+            self.c.ir.pc_adj = 0;
+        }
         match dm {
             0 => {
                 self.set_logic::<S>(src);
@@ -42,14 +47,16 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.prefetch()
             }
             2 => {
+                self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 2, false, a, src)?;
                 self.prefetch()
             }
             3 => {
+                self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
                 let na = a.wrapping_add(Self::step_size::<S>(r));
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 3, false, a, src)?;
                 // A faulting write leaves An unchanged.
                 self.c.a[r] = na;
                 self.prefetch()
@@ -62,43 +69,46 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.prefetch()?;
                 if S != 4 {
                     // A faulting word write stacks the prefetched word as IR.
-                    self.c.cur_op = self.c.ird;
+                    self.c.ir.op = self.c.ird;
                 }
-                self.move_write_rev::<S>(op, a, src)?;
+                self.move_write_rev::<S, M>(op, 4, false, a, src)?;
                 self.c.a[r] = a;
                 Ok(())
             }
             5 => {
                 let d = self.ext()? as i16 as i32 as u32;
                 let a = self.c.a[r].wrapping_add(d);
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 5, false, a, src)?;
                 self.prefetch()
             }
             6 => {
                 self.idle(2);
                 let e = self.ext()?;
                 let a = self.index(self.c.a[r], e);
-                self.move_write::<S>(op, a, src)?;
+                self.move_write::<S, M>(op, 6, false, a, src)?;
                 self.prefetch()
             }
             _ => {
-                let src_mem = (op >> 3) & 7 >= 2 && op & 0x3F != 0x3C;
+                let src_mem = !Self::move_reg_src::<M>(op);
                 if r == 1 && src_mem {
                     // (xxx).L destination after a memory source: the write
                     // happens before the second extension word is replaced
                     // in the queue (Yacht; test collection).
                     let hi = self.ext()? as u32;
                     let a = hi << 16 | self.c.irc as u32;
-                    self.move_write::<S>(op, a, src)?;
+                    self.move_write::<S, M>(op, 7, true, a, src)?;
                     self.ext()?;
                     return self.prefetch();
                 }
-                let a = if r == 0 {
-                    self.ext()? as i16 as i32 as u32
+                // (xxx).W or (xxx).L: one `move_write` each, so that its
+                // flag steps fold for the mode.
+                if r == 0 {
+                    let a = self.ext()? as i16 as i32 as u32;
+                    self.move_write::<S, M>(op, 7, false, a, src)?;
                 } else {
-                    self.ext_l()?
-                };
-                self.move_write::<S>(op, a, src)?;
+                    let a = self.ext_l()?;
+                    self.move_write::<S, M>(op, 7, true, a, src)?;
+                }
                 self.prefetch()
             }
         }
@@ -114,32 +124,43 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // paired fetch (nothing between them can fault or be seen).
             let imm = self.win_imm_prefetch::<S>();
             if let Some(src) = imm {
-                self.c.fault_pc_adj = 0;
                 self.set_logic::<S>(src);
                 self.set_dreg::<S>(r, src);
                 return Ok(());
             }
         }
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
-        self.c.fault_pc_adj = 0;
+        if sets_pc_adj(M) {
+            self.c.ir.pc_adj = 0;
+        }
         self.set_logic::<S>(src);
         self.set_dreg::<S>(r, src);
         self.prefetch()
     }
 
+    /// Whether a MOVE's source is a register or `#imm` (known at compile
+    /// time unless `M` is [`crate::ea::DYN`]).
+    #[inline(always)]
+    fn move_reg_src<const M: u8>(op: u16) -> bool {
+        if M == crate::ea::DYN {
+            (op >> 3) & 7 <= 1 || op & 0x3F == 0x3C
+        } else {
+            M <= 1 || M == IMM
+        }
+    }
+
     /// The flags a MOVE has set when its write faults (the microcode
     /// updates them in steps; values derived from the address-error frames
     /// of the test collection). The full result is set after the write.
+    /// `dm`: the destination mode, `abs_l`: (xxx).L; the callers pass
+    /// constants, so that the steps fold for their mode (and `M`).
     #[inline(always)]
-    fn move_pre_flags<const S: u32>(&mut self, v: u32, op: u16) {
-        let dm = (op >> 6) & 7;
-        let dr = (op >> 9) & 7;
-        let reg_src = (op >> 3) & 7 <= 1 || op & 0x3F == 0x3C;
+    fn move_pre_flags<const S: u32, const M: u8>(&mut self, v: u32, op: u16, dm: u16, abs_l: bool) {
+        let reg_src = Self::move_reg_src::<M>(op);
         if S != 4 {
             self.set_logic::<S>(v);
             return;
         }
-        let abs_l = dm == 7 && dr == 1;
         if reg_src && (dm == 2 || dm == 3) {
             return;
         }
@@ -159,8 +180,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// (Byte and word: the flags set before the write are already the
     /// final ones, and a bus write cannot change SR; long: set them again.)
     #[inline(always)]
-    fn move_write<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
-        self.move_pre_flags::<S>(v, op);
+    fn move_write<const S: u32, const M: u8>(
+        &mut self,
+        op: u16,
+        dm: u16,
+        abs_l: bool,
+        a: u32,
+        v: u32,
+    ) -> R<()> {
+        self.move_pre_flags::<S, M>(v, op, dm, abs_l);
         self.write::<S>(a, v)?;
         if S == 4 {
             self.set_logic::<S>(v);
@@ -169,8 +197,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     #[inline(always)]
-    fn move_write_rev<const S: u32>(&mut self, op: u16, a: u32, v: u32) -> R<()> {
-        self.move_pre_flags::<S>(v, op);
+    fn move_write_rev<const S: u32, const M: u8>(
+        &mut self,
+        op: u16,
+        dm: u16,
+        abs_l: bool,
+        a: u32,
+        v: u32,
+    ) -> R<()> {
+        self.move_pre_flags::<S, M>(v, op, dm, abs_l);
         self.write_rev::<S>(a, v)?;
         if S == 4 {
             self.set_logic::<S>(v);
@@ -223,7 +258,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         if (op >> 3) & 7 == 4 {
             // Predecrement: registers A7..A0, D7..D0 to decreasing addresses.
             // (A faulting MOVEM pushes PC, whatever the mode.)
-            self.c.fault_pc_adj = 2;
+            self.c.ir.pc_adj = 2;
             let mut addr = self.c.a[r];
             for i in 0..16usize {
                 if list & (1 << i) != 0 {
@@ -240,7 +275,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             self.c.a[r] = addr;
         } else {
             let mut addr = self.control_addr(op & 0x3F)?;
-            self.c.fault_pc_adj = 2;
+            self.c.ir.pc_adj = 2;
             for i in 0..16usize {
                 if list & (1 << i) != 0 {
                     let v = self.reg_by_index(i);
@@ -268,7 +303,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 _ => (0, fc),
             }
         };
-        self.c.fault_pc_adj = 2;
+        self.c.ir.pc_adj = 2;
         for i in 0..16usize {
             if list & (1 << i) != 0 {
                 let v = sext(self.read_fc::<S>(addr, fc)?, S);
@@ -337,7 +372,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.c.pc.wrapping_sub(2)
             };
             self.win_ext_prefetch().map(|d| {
-                self.c.fault_pc_adj = -2;
+                self.c.ir.pc_adj = -2;
                 base.wrapping_add(d as i16 as i32 as u32)
             })
         } else if M == 8 {

@@ -95,7 +95,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.c.sr &= !(N | Z | V | C);
         self.idle(8);
         let pc = self.c.pc.wrapping_sub(2);
-        self.exception(ExceptionKind::ZeroDivide, 5, pc, start)
+        let r = self.exception(ExceptionKind::ZeroDivide, 5, pc, start);
+        self.taken(r)
     }
 
     pub(crate) fn op_divu(&mut self, op: u16) -> R<()> {

@@ -15,7 +15,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.idle(4);
         let n = (op & 15) as u8;
         let pc = self.c.pc.wrapping_sub(2);
-        self.exception(ExceptionKind::Trap(n), 32 + n, pc, start)
+        let r = self.exception(ExceptionKind::Trap(n), 32 + n, pc, start);
+        self.taken(r)
     }
 
     pub(crate) fn op_trapv(&mut self) -> R<()> {
@@ -28,7 +29,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         // supervisor program function code).
         let old = self.enter_supervisor();
         self.prefetch()?;
-        self.exception_frame(ExceptionKind::Trapv, 7, pc, old, start)
+        let r = self.exception_frame(ExceptionKind::Trapv, 7, pc, old, start);
+        self.taken(r)
     }
 
     pub(crate) fn op_chk(&mut self, op: u16) -> R<()> {
@@ -49,7 +51,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 10
             });
             let pc = self.c.pc.wrapping_sub(2);
-            return self.exception(ExceptionKind::Chk, 6, pc, start);
+            let r = self.exception(ExceptionKind::Chk, 6, pc, start);
+            return self.taken(r);
         }
         self.c.sr = f;
         self.idle(6);
@@ -73,7 +76,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_unlk(&mut self, op: u16) -> R<()> {
         let r = (op & 7) as usize;
         let sp = self.c.a[r];
-        self.c.fault_pc_adj = 2;
+        self.c.ir.pc_adj = 2;
         let hi = self.read_w(sp)? as u32;
         let lo = self.read_w(sp.wrapping_add(2))? as u32;
         self.c.a[7] = sp.wrapping_add(4);

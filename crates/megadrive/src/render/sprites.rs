@@ -349,13 +349,19 @@ const FRAME_LINES: usize = 256;
 
 /// Every line's sprite list from one walk of the sprite table: for each
 /// line, the entries [`SpriteScratch::scan`] would find there (link order,
-/// at most the per-line limit) and whether more were found. One walk
-/// instead of one per line keeps the status flags cheap on screens full of
-/// sprites.
+/// at most the per-line limit), whether more were found, and the cells
+/// (widths) of those found. One walk instead of one per line keeps the
+/// status flags cheap on screens full of sprites; each entry adds itself to
+/// the lines of its rows that are in `0..lines` only (a range, or two where
+/// its rows wrap past the y range's end), with no per-row tests.
+#[derive(Clone)]
 pub(crate) struct FrameSprites {
     ids: [[u8; 20]; FRAME_LINES],
     count: [u8; FRAME_LINES],
     overflow: [bool; FRAME_LINES],
+    /// Sum of the widths in cells of the line's found sprites (at most 20 x
+    /// 4).
+    cells: [u8; FRAME_LINES],
     lines: usize,
 }
 
@@ -365,6 +371,7 @@ impl FrameSprites {
             ids: [[0; 20]; FRAME_LINES],
             count: [0; FRAME_LINES],
             overflow: [false; FRAME_LINES],
+            cells: [0; FRAME_LINES],
             lines: 0,
         }
     }
@@ -375,25 +382,45 @@ impl FrameSprites {
         self.lines = lines;
         self.count[..lines].fill(0);
         self.overflow[..lines].fill(false);
+        self.cells[..lines].fill(0);
         let (ymask, top, cell_shift) = sprite_geometry(m);
+        let span = ymask as usize + 1;
+        let limit = m.sprites_per_line.min(20);
         for e in sat_walk(v, m) {
-            let rows = (((e.size & 3) + 1) as u32) << cell_shift;
+            let rows = (((e.size & 3) + 1) as usize) << cell_shift;
+            let w = ((e.size >> 2) & 3) + 1;
             // `scan` takes the sprite on line L when (L + top - y) & ymask
-            // is below its height: for each row d that is line
-            // (y + d - top) & ymask.
-            for d in 0..rows {
-                let l = (e.y + d).wrapping_sub(top) & ymask;
-                let l = l as usize;
-                if l >= lines || self.overflow[l] {
-                    continue;
-                }
-                let c = self.count[l] as usize;
-                if c == m.sprites_per_line {
-                    self.overflow[l] = true;
-                } else {
-                    self.ids[l][c] = e.idx as u8;
-                    self.count[l] += 1;
-                }
+            // is below its height: row d is on line (y - top + d) & ymask,
+            // so the rows cover start..start + rows modulo the y range.
+            let start = (e.y.wrapping_sub(top) & ymask) as usize;
+            let end = start + rows;
+            let idx = e.idx as u8;
+            self.add(start.min(lines), end.min(span).min(lines), idx, w, limit);
+            if end > span {
+                self.add(0, (end - span).min(lines), idx, w, limit);
+            }
+        }
+    }
+
+    /// Entry `idx` (`w` cells wide) is on lines `a..b` (`b <= self.lines`).
+    #[inline(always)]
+    fn add(&mut self, a: usize, b: usize, idx: u8, w: u8, limit: usize) {
+        if a >= b {
+            return;
+        }
+        let lines = self.ids[a..b]
+            .iter_mut()
+            .zip(&mut self.count[a..b])
+            .zip(&mut self.cells[a..b])
+            .zip(&mut self.overflow[a..b]);
+        for (((ids, count), cells), overflow) in lines {
+            let c = *count as usize;
+            if c < limit {
+                ids[c] = idx;
+                *count += 1;
+                *cells += w;
+            } else {
+                *overflow = true;
             }
         }
     }
@@ -446,29 +473,17 @@ impl FrameSprites {
     }
 
     /// The overflow answer of [`Self::line_status`] alone, without drawing
-    /// a pixel: the count overflow and the dot overflow of the span walk
-    /// (the same cell budget `draw` counts). What the status flags need once
-    /// the frame's first collision line is known.
-    pub(crate) fn line_overflow(
-        &self,
-        v: &VdpSnapshot,
-        m: &Mode,
-        line: usize,
-        scratch: &mut SpriteScratch,
-    ) -> bool {
+    /// a pixel or looking at a sprite: the count overflow, or the dot
+    /// overflow, which `draw` (and the span walk) find exactly when the
+    /// found sprites' cells add up to more than the per-line budget (each
+    /// takes `min(width, cells left)`; the first that does not fit whole
+    /// is the overflow). What the status flags need on lines whose
+    /// collision answer no longer matters.
+    pub(crate) fn line_overflow(&self, m: &Mode, line: usize) -> bool {
         if !m.display || line >= self.lines {
             return false;
         }
-        if self.overflow[line] {
-            return true;
-        }
-        // A sprite is at most 4 cells wide: a line whose sprites cannot
-        // exceed the cell budget even at that width has no dot overflow.
-        if self.count[line] as usize * 4 <= m.sprite_cells {
-            return false;
-        }
-        self.fill(v, m, line, scratch);
-        scratch.spans(m, false).0
+        self.overflow[line] || self.cells[line] as usize > m.sprite_cells
     }
 }
 
@@ -600,7 +615,7 @@ mod tests {
                 let got = fs.line_status(&v, &m, line, &mut b, &mut buf);
                 assert_eq!(got, want, "round {round} line {line}");
                 assert_eq!(
-                    fs.line_overflow(&v, &m, line, &mut b),
+                    fs.line_overflow(&m, line),
                     want.0,
                     "overflow alone, round {round} line {line}"
                 );
