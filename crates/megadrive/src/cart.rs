@@ -194,6 +194,21 @@ impl Cart {
         }
     }
 
+    /// The `len` bytes from 68000 address `addr` when all of them are
+    /// plain ROM (no mapper, below the SRAM window, inside the image):
+    /// there [`Cart::read_byte`] returns exactly these bytes. `None`
+    /// otherwise. The Z80's bank window keeps its 32 KB this way for a run
+    /// (the cartridge's registers cannot change while the Z80 runs).
+    #[inline(always)]
+    pub fn plain_rom(&self, addr: u32, len: usize) -> Option<&[u8]> {
+        let (a, end) = (addr as usize, addr as usize + len);
+        if end <= self.plain_end {
+            self.rom.get(a..end)
+        } else {
+            None
+        }
+    }
+
     /// Word read at an even address; `None` past the end of the ROM.
     #[inline(always)]
     pub fn read_word(&self, addr: u32) -> Option<u16> {

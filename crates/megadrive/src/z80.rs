@@ -45,6 +45,10 @@ pub struct Z80Sys {
     pub m68k_bus_busy: (u64, u64),
     /// Reference-emulator timing rules in force (default: none).
     pub rules: ReferenceRules,
+    /// A run keeps the bank window's 32 KB of plain ROM as a slice, so a
+    /// bank-window read there is one load (see `Z80Ctx::bank_rom`); on by
+    /// default. Tests clear it to make every access take the full path.
+    pub bank_cache: bool,
 }
 
 /// The grid of [`ReferenceRules::z80_restart_grid`]: one Z80 clock.
@@ -83,6 +87,7 @@ impl Z80Sys {
             dma_waits: 0,
             m68k_bus_busy: (0, 0),
             rules: ReferenceRules::default(),
+            bank_cache: true,
         }
     }
 
@@ -121,7 +126,11 @@ impl Z80Sys {
             },
             dma_waits: 0,
             rules: self.rules,
+            bank_rom: None,
+            bank_cache: self.bank_cache,
+            phase_start: self.clock + BANK_PHASE_SHIFT[self.rules.bank_stall_before_wait as usize],
         };
+        bus.find_bank_rom();
         let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
         // The core's T-state counter is relative to this call's start.
         self.cpu.tstates = 0;
@@ -223,6 +232,24 @@ const BANK_STALL_BY_PHASE: [u64; 7] = {
     t
 };
 
+/// The T-states between a bank access's T-state and the one whose mclk
+/// phase picks the 68000's loss when the access waits only its own 3 T:
+/// after the wait, or before it ([`ReferenceRules::bank_stall_before_wait`]).
+const BANK_PHASE_SHIFT: [u64; 2] = [Z80_BANK_WAIT_TSTATES as u64, 0];
+
+/// The 68000's loss for the two accesses of a bank-window word read from
+/// cached ROM, by the first one's phase: the second is 6 T (its own 3 T
+/// and the first one's 3-T wait), 6 modulo 7, later.
+const BANK_PAIR_STALL_BY_PHASE: [u64; 7] = {
+    let mut t = [0; 7];
+    let mut i = 0;
+    while i < 7 {
+        t[i] = BANK_STALL_BY_PHASE[i] + BANK_STALL_BY_PHASE[(i + 2 * T_MEM as usize) % 7];
+        i += 1;
+    }
+    t
+};
+
 struct Z80Ctx<'a> {
     ram: &'a mut [u8; 0x2000],
     ym: &'a mut Ym2612,
@@ -242,9 +269,21 @@ struct Z80Ctx<'a> {
     busy_len: u64,
     dma_waits: u64,
     rules: ReferenceRules,
+    /// The bank window's 32 KB when they are plain ROM and no 68000 -> VDP
+    /// DMA window can hold an access of this run: a read there waits its
+    /// 3 T and costs the 68000 the loss of its phase, nothing else can
+    /// happen. Set at the first bank-window read that finds it so, cleared
+    /// when the Z80 writes the bank register.
+    bank_rom: Option<&'a [u8; 0x8000]>,
+    /// [`Z80Sys::bank_cache`].
+    bank_cache: bool,
+    /// `start` plus [`BANK_PHASE_SHIFT`] of the rules in force: the mclk
+    /// phase that picks the 68000's loss for a read from `bank_rom` at
+    /// T-state `t` is `(phase_start + t) % 7` (see `phase7`).
+    phase_start: u64,
 }
 
-impl Z80Ctx<'_> {
+impl<'a> Z80Ctx<'a> {
     /// A Z80 access to the 68000 bus at Z80 T-state `t`: its own wait
     /// (returned), and the 68000's loss.
     #[inline]
@@ -301,10 +340,13 @@ impl Z80Ctx<'_> {
     fn read_slow(&mut self, addr: u16, t: u64) -> (u8, u64) {
         // The bank window first: the XGM driver's mixer reads its samples
         // there, by far the most frequent access that gets here.
-        if !(0x4000..0x8000).contains(&addr) {
-            let wait = self.bank_access(t);
-            let v = self.bank_byte(self.m68k_addr(addr));
-            (v, wait)
+        if addr >= 0x8000 {
+            if let Some(rom) = self.bank_rom {
+                self.stall += BANK_STALL_BY_PHASE[((self.phase_start + t) % M68K_DIVIDER) as usize];
+                self.bank_count += 1;
+                return (rom[(addr & 0x7FFF) as usize], Z80_BANK_WAIT_TSTATES as u64);
+            }
+            self.read_bank_full(addr, t)
         } else if addr < 0x6000 {
             let now = self.now(t);
             (self.ym.read(now), 0)
@@ -313,6 +355,32 @@ impl Z80Ctx<'_> {
         } else {
             (0xFF, 0)
         }
+    }
+
+    /// Sets [`Z80Ctx::bank_rom`] for the bank register's value: the
+    /// window's 32 KB if they are plain ROM and no DMA window can hold an
+    /// access, else `None`. At the run's start and after each Z80 write of
+    /// the bank register (the 68000 cannot write it during a run).
+    #[inline(always)]
+    fn find_bank_rom(&mut self) {
+        self.bank_rom = if self.bank_cache && self.busy_len == 0 {
+            self.cart
+                .plain_rom(*self.bank << 15, 0x8000)
+                .and_then(|s| s.try_into().ok())
+        } else {
+            None
+        };
+    }
+
+    /// A bank-window read (8000-FFFF) without [`Z80Ctx::bank_rom`]: the
+    /// full access (out of line, so that `read_slow`'s common path needs no
+    /// saved registers).
+    #[cold]
+    #[inline(never)]
+    fn read_bank_full(&mut self, addr: u16, t: u64) -> (u8, u64) {
+        let wait = self.bank_access(t);
+        let v = self.bank_byte(self.m68k_addr(addr));
+        (v, wait)
     }
 
     /// The byte at 68000 address `a` as a bank-window read sees it: the
@@ -340,6 +408,19 @@ impl Z80Ctx<'_> {
     #[inline(never)]
     fn read_pair_slow(&mut self, addr: u16, mut t: u64) -> (u16, u64) {
         if (0x8000..0xFFFF).contains(&addr) {
+            if let Some(rom) = self.bank_rom {
+                // The first read at t + 3, its wait 3, the second at t + 9
+                // with its wait 3 (as the two `bank_access`es below).
+                let a = (addr & 0x7FFF) as usize;
+                let first = self.phase_start + t + T_MEM;
+                self.stall += BANK_PAIR_STALL_BY_PHASE[(first % M68K_DIVIDER) as usize];
+                self.bank_count += 2;
+                let wait = Z80_BANK_WAIT_TSTATES as u64;
+                return (
+                    u16::from_le_bytes([rom[a], rom[a + 1]]),
+                    t + 2 * (T_MEM + wait),
+                );
+            }
             t += T_MEM;
             t += self.bank_access(t);
             let a = self.m68k_addr(addr);
@@ -370,7 +451,10 @@ impl Z80Ctx<'_> {
                 }
                 return self.bank_access(t);
             }
-            0x6000..=0x60FF => *self.bank = (*self.bank >> 1) | ((data as u32 & 1) << 8),
+            0x6000..=0x60FF => {
+                *self.bank = (*self.bank >> 1) | ((data as u32 & 1) << 8);
+                self.find_bank_rom();
+            }
             0x7F11 => self.psg += 1,
             0x6100..=0x7FFF => {}
             _ => {
@@ -514,6 +598,9 @@ mod tests {
                         busy_len: busy.1.saturating_sub(busy.0),
                         dma_waits: 0,
                         rules,
+                        bank_rom: None,
+                        bank_cache: true,
+                        phase_start: start + BANK_PHASE_SHIFT[before_wait as usize],
                     };
                     for t in 0..200u64 {
                         let at = start + t * Z80_DIVIDER;

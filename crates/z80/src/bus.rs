@@ -94,16 +94,21 @@ pub(crate) struct Hot {
     /// always safe (the step then checks as before); every write that sets
     /// IFF1 or `int_blocked` sets it.
     pub(crate) gate: bool,
+    /// The call's end: [`Z80::run_until`]'s `until` (a step starts only
+    /// while `t` is below it); 0 in [`Z80::step`]. Only the countdown-loop
+    /// pass (`Z80::dec_a_loop`) reads it.
+    pub(crate) until: u64,
 }
 
 impl Hot {
     /// The run state of `cpu` at the start of a call (the gate open unless
     /// IFF1 and `int_blocked` are both clear).
     #[inline(always)]
-    pub(crate) fn of(cpu: &Z80) -> Hot {
+    pub(crate) fn of(cpu: &Z80, until: u64) -> Hot {
         Hot {
             t: cpu.tstates,
             gate: cpu.int_blocked || cpu.iff1,
+            until,
         }
     }
     /// Back into `cpu` at the end of a call.

@@ -22,7 +22,7 @@
 //! access helpers, the run loop's `Hot` counters and interrupt gate), `flags` (flag bits, S/Z/X/Y/P tables), `registers`
 //! (register-file layout, register/condition/`(IX+d)` helpers), `alu`,
 //! `step` (interrupt acceptance, [`Z80::step`], [`Z80::run_until`] and its
-//! idle-loop pass, the DD/FD prefix chain) and `ops` (the opcode tables:
+//! idle-loop and countdown-loop passes, the DD/FD prefix chain) and `ops` (the opcode tables:
 //! unprefixed and DD/FD, CB and DDCB/FDCB, ED); this file holds the register
 //! file itself and its public accessors.
 

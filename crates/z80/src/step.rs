@@ -41,7 +41,7 @@ impl Z80 {
     /// instruction (or one more prefix byte of a DD/FD chain).
     #[inline(always)]
     pub fn step<Bs: Bus>(&mut self, bus: &mut Bs) {
-        let mut ts = Hot::of(self);
+        let mut ts = Hot::of(self, 0);
         if !self.gated(bus, &mut ts) {
             self.exec_next(bus, &mut ts);
         }
@@ -133,8 +133,8 @@ impl Z80 {
         if cpu.tstates < until {
             cpu.skip_idle(bus, until);
         }
-        let mut ts = Hot::of(&cpu);
-        while ts.t < until {
+        let mut ts = Hot::of(&cpu, until);
+        while ts.t < ts.until {
             // Behind a shut gate (see `Hot::gate`) there is nothing to check.
             if ts.gate && cpu.gated(bus, &mut ts) {
                 continue;
@@ -191,6 +191,45 @@ impl Z80 {
         if !self.halted {
             self.memptr = pc;
         }
+    }
+
+    /// After a `DEC A` (at PC - 1) that left A non-zero, in front of
+    /// `JR NZ,-3` (20 FD) back to it: the countdown loop SGDK's drivers
+    /// wait with. Makes the loop's next whole iterations (the `JR` taken,
+    /// 4 + 3 + 5 = 12 T, Zilog UM0080 "JR cc,e"; then `DEC A`, 4 T) in one
+    /// go, as many as stepping would start before the call's end and while
+    /// A stays non-zero before each `JR`; the last `JR` (A zero) and the
+    /// iteration the call's end cuts are left to the steps. Only behind a
+    /// shut gate (no interrupt can be taken, no EI/DI/prefix delay) and on
+    /// code the bus lets it [`Bus::peek`] (no side effect, no wait state).
+    /// Each iteration: R + 2 (two M1), MEMPTR the `JR`'s target, the `DEC`'s
+    /// flags (C kept), Q the `DEC`'s flags with the `JR`'s 0 before them.
+    /// The counter goes in and out by value (`t`, returned), so that the
+    /// run's stays in a host register.
+    #[inline(never)]
+    pub(crate) fn dec_a_loop<Bs: Bus>(&mut self, bus: &mut Bs, t: u64, until: u64) -> u64 {
+        let pc = self.pc;
+        if t + 12 >= until
+            || bus.peek(pc) != Some(0x20)
+            || bus.peek(pc.wrapping_add(1)) != Some(0xFD)
+            || bus.peek(pc.wrapping_sub(1)) != Some(0x3D)
+        {
+            return t;
+        }
+        let a = self.reg[crate::registers::A];
+        // Iteration j starts its JR at t + 16 j and its DEC at t + 16 j + 12;
+        // both must start before `until`, and A (a - j) be non-zero.
+        let k = (until - t - 12).div_ceil(16).min(a as u64);
+        let a_new = a - k as u8;
+        self.reg[crate::registers::A] = a_new;
+        let f = (self.reg[crate::registers::F] & crate::flags::FLAG_C)
+            | crate::flags::DEC_FLAGS[a_new.wrapping_add(1) as usize];
+        self.reg[crate::registers::F] = f;
+        self.q = f;
+        self.last_q = 0;
+        self.rc = self.rc.wrapping_add((2 * k) as u8);
+        self.memptr = pc.wrapping_sub(1);
+        t + 16 * k
     }
 
     /// Start of an instruction: Q moves to "previous", the new Q is 0

@@ -408,3 +408,125 @@ fn dma_window_ended_before_the_run_is_not_waited_for() {
         }
     }
 }
+
+/// The bank window's cached ROM slice (`Z80Sys::bank_cache`, on by
+/// default) against every access taking the full path: a driver loop that
+/// reads the window with single reads (`LD A,(HL)`, `ADD A,(HL)`, `LDI`,
+/// `LD A,(nn)`), words (`POP` inside it, across FFFF-0000 and 7FFF-8000),
+/// writes the window (work RAM banks) and sets the bank register itself
+/// (banks 0-3 in turn: ROM, ROM, across the ROM's end, past it), reading it
+/// right after, with the 68000 setting other banks (ROM, a bank across
+/// the ROM's end, past it, work RAM, unmapped) and 68000 -> VDP DMA windows
+/// between the runs, under both orders of the loss and the wait, from every
+/// mclk phase modulo 7. Every register, the clocks, the 68000 loss, the
+/// counters and both RAMs are the same after every run.
+#[test]
+fn bank_rom_cache_matches_the_full_path() {
+    // 80 KB: banks 0 and 1 plain ROM, bank 2 half ROM, half past the end.
+    let mut d = vec![0u8; 0x14000];
+    for (i, b) in d.iter_mut().enumerate() {
+        *b = (i * 7 + 3 + (i >> 9)) as u8;
+    }
+    d[0x100..0x104].copy_from_slice(b"SEGA");
+    let c = Cart::new(&Rom::from_bytes(Path::new("t.bin"), d).unwrap());
+    #[rustfmt::skip]
+    let prog = [
+        0x21, 0x23, 0x81, // ld hl,8123
+        0x7E,             // ld a,(hl)
+        0x86,             // add a,(hl)
+        0x31, 0x00, 0x8F, // ld sp,8f00
+        0xD1,             // pop de
+        0x11, 0x00, 0x11, // ld de,1100
+        0xED, 0xA0,       // ldi
+        0x3A, 0xFF, 0xFF, // ld a,(ffff)
+        0x31, 0xFF, 0xFF, // ld sp,ffff
+        0xC1,             // pop bc (ffff, 0000)
+        0x31, 0xFF, 0x7F, // ld sp,7fff
+        0xE1,             // pop hl (7fff, 8000)
+        0x3A, 0x00, 0x90, // ld a,(9000)
+        0x32, 0x00, 0xA0, // ld (a000),a
+        0x3A, 0x00, 0x12, // ld a,(1200)
+        0x3C,             // inc a
+        0x32, 0x00, 0x12, // ld (1200),a
+        0x21, 0x00, 0x60, // ld hl,6000
+        0x77,             // ld (hl),a: bank bit 0
+        0x0F,             // rrca
+        0x77,             // ld (hl),a: bank bit 1
+        0x36, 0x00, 0x36, 0x00, 0x36, 0x00, 0x36, 0x00,
+        0x36, 0x00, 0x36, 0x00, 0x36, 0x00, // bits 2-8 clear: bank = count & 3
+        0x3A, 0x01, 0xC0, // ld a,(c001): the bank just written
+        0xC3, 0x00, 0x00, // jp 0000
+    ];
+    let banks = [1u32, 0, 2, 3, 0x1C0, 0x1FF, 0x100, 0x7F];
+    let mut runs = 0;
+    for before_wait in [false, true] {
+        let rules = retroprof_megadrive::ReferenceRules {
+            bank_stall_before_wait: before_wait,
+            ..Default::default()
+        };
+        for s in 0..7u64 {
+            let mut w = [Box::new([0u8; 0x10000]), Box::new([0u8; 0x10000])];
+            let mut z = [Z80Sys::new(), Z80Sys::new()];
+            z[1].bank_cache = false;
+            for (zi, wi) in z.iter_mut().zip(w.iter_mut()) {
+                zi.rules = rules;
+                zi.ram[..prog.len()].copy_from_slice(&prog);
+                for (i, b) in wi.iter_mut().enumerate() {
+                    *b = (i * 13 + 5) as u8;
+                }
+                zi.set_reset(false, 1_000 + s);
+            }
+            let mut now = 1_000 + s;
+            let mut seed = 0x1234_5678u32 + s as u32;
+            for k in 0..400u32 {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                now += 1 + (seed >> 16) as u64 % 2_500;
+                for (zi, wi) in z.iter_mut().zip(w.iter_mut()) {
+                    if k % 9 == 4 {
+                        let bank = banks[(k / 9) as usize % banks.len()];
+                        for i in 0..9 {
+                            zi.m68k_write(0x6000, (bank >> i) as u8 & 1, now);
+                        }
+                    }
+                    if k % 7 == 3 {
+                        // A DMA window over part of the next run, or one
+                        // that ended before it.
+                        let from = now + (seed >> 20) as u64 % 900;
+                        let (from, to) = if k % 14 == 3 {
+                            (from, from + 1_500)
+                        } else {
+                            (now - 2_000, now - 10)
+                        };
+                        zi.set_m68k_bus_busy(from, to);
+                    }
+                    zi.run_until(now, &c, wi);
+                }
+                let state = |zi: &Z80Sys, wi: &[u8; 0x10000]| {
+                    (
+                        format!("{:?}", zi.cpu),
+                        zi.clock,
+                        zi.bank,
+                        zi.m68k_stall,
+                        zi.bank_accesses,
+                        zi.dma_waits,
+                        zi.bad_bank_accesses,
+                        zi.ram.to_vec(),
+                        wi.to_vec(),
+                    )
+                };
+                assert_eq!(
+                    state(&z[0], &w[0]),
+                    state(&z[1], &w[1]),
+                    "before_wait {before_wait} phase {s} run {k}"
+                );
+                runs += 1;
+            }
+            // The loop ran through the window many times, waited for DMA,
+            // and met work RAM and unmapped banks.
+            assert!(z[0].bank_accesses > 500, "{}", z[0].bank_accesses);
+            assert!(z[0].dma_waits > 10, "{}", z[0].dma_waits);
+            assert!(z[0].bad_bank_accesses > 10, "{}", z[0].bad_bank_accesses);
+        }
+    }
+    assert_eq!(runs, 2 * 7 * 400);
+}

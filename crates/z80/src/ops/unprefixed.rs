@@ -413,6 +413,10 @@ impl Z80 {
                 let v = self.get8::<P>(y!());
                 let r = self.dec8(v);
                 self.set8::<P>(y!(), r);
+                // A countdown loop (`DEC A; JR NZ,-3`) behind a shut gate.
+                if op == 0x3D && P == 0 && r != 0 && !ts.gate {
+                    ts.t = self.dec_a_loop(bus, ts.t, ts.until);
+                }
             }
             0x36 => {
                 if P == 0 {

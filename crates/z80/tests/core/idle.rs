@@ -10,8 +10,9 @@
 use crate::bus::{Access, LogBus};
 use crate::host::Z80;
 
-/// The bus (not steady) with `prog`'s pieces placed in zeroed memory.
-fn bus(prog: &[(u16, &[u8])], peekable: bool) -> LogBus<false> {
+/// The bus (steady line or not) with `prog`'s pieces placed in zeroed
+/// memory.
+fn bus<const S: bool>(prog: &[(u16, &[u8])], peekable: bool) -> LogBus<S> {
     let mut mem = vec![0u8; 0x10000];
     for (at, bytes) in prog {
         mem[*at as usize..*at as usize + bytes.len()].copy_from_slice(bytes);
@@ -42,8 +43,18 @@ fn both_ways(
     int_calls: impl Fn(usize) -> bool,
     idle: std::ops::Range<u16>,
 ) -> (usize, usize) {
-    let mut fast = (Z80::new(), bus(prog, true));
-    let mut slow = (Z80::new(), bus(prog, false));
+    both_ways_on::<false>(prog, calls, int_calls, idle)
+}
+
+/// [`both_ways`] on a bus with or without the steady-line promise.
+fn both_ways_on<const S: bool>(
+    prog: &[(u16, &[u8])],
+    calls: &[u64],
+    int_calls: impl Fn(usize) -> bool,
+    idle: std::ops::Range<u16>,
+) -> (usize, usize) {
+    let mut fast = (Z80::new(), bus::<S>(prog, true));
+    let mut slow = (Z80::new(), bus::<S>(prog, false));
     let mut until = 0;
     for (i, len) in calls.iter().enumerate() {
         until += len;
@@ -168,7 +179,7 @@ fn jr_self_right_after_a_flag_write() {
 fn no_peek_means_every_access() {
     // The default `peek` (None) keeps the old behaviour: every HALT pass
     // is fetched.
-    let mut bus = bus(&[(0, &[0xF3, 0x76][..])], false);
+    let mut bus = bus::<false>(&[(0, &[0xF3, 0x76][..])], false);
     let mut z = Z80::new();
     z.run_until(&mut bus, 4 * 101);
     // di, then 100 HALT fetches.
@@ -176,4 +187,100 @@ fn no_peek_means_every_access() {
     assert_eq!(z.tstates, 404);
     assert_eq!(z.r(), 101);
     assert!(z.halted);
+}
+
+/// The countdown loop `DEC A; JR NZ,-3` (SGDK's drivers wait with it)
+/// passed over in whole iterations, against stepping every instruction: A
+/// counting 1-255 and 0 (256 passes), R, MEMPTR, the flags (C kept) and Q
+/// after every call, calls from 1 T (cut between the `JR` and the `DEC`)
+/// to several loops long; with interrupts disabled, and enabled with the
+/// line raised now and then on a bus with and without the steady-line
+/// promise (the pass then only runs while the line is low on the steady
+/// one).
+#[test]
+fn countdown_loop_matches_stepping() {
+    // 0000: ld sp,8000 ; im 1 ; di/ei ; 0006: ld a,(2001) ; inc a ;
+    // ld (2001),a ; 000C: dec a ; jr nz,000C ; ccf (C flipped: the loop
+    // keeps it) ; push af ; ld a,r ; ld (2000),a ; jr 0006
+    let prog = |ei: bool| -> Vec<u8> {
+        vec![
+            0x31,
+            0x00,
+            0x80,
+            0xED,
+            0x56,
+            if ei { 0xFB } else { 0xF3 },
+            0x3A,
+            0x01,
+            0x20,
+            0x3C,
+            0x32,
+            0x01,
+            0x20,
+            0x3D,
+            0x20,
+            0xFD,
+            0x3F,
+            0xF5,
+            0xED,
+            0x5F,
+            0x32,
+            0x00,
+            0x20,
+            0x18,
+            0xED,
+        ]
+    };
+    // The loop's bytes: the pass leaves out their fetches and reads.
+    let idle = 0x0D..0x10;
+    let di = prog(false);
+    for (seed, max) in [(1, 3), (4, 40), (8, 700), (13, 20_000)] {
+        let calls = chunks(3000, max, seed);
+        // Calls shorter than a JR and a DEC leave nothing to pass over.
+        let short = max < 16;
+        let (fast, slow) = both_ways(&[(0, &di)], &calls, |i| i % 7 == 1, idle.clone());
+        assert!(
+            short || fast < slow,
+            "fast path not taken: {fast} vs {slow}"
+        );
+        let (fast, slow) = both_ways_on::<true>(&[(0, &di)], &calls, |i| i % 7 == 1, idle.clone());
+        assert!(
+            short || fast < slow,
+            "fast path not taken: {fast} vs {slow}"
+        );
+    }
+    let ei = prog(true);
+    for (seed, max) in [(2, 20), (5, 300), (9, 5_000)] {
+        let calls = chunks(3000, max, seed);
+        both_ways(
+            &[(0, &ei), (0x38, HANDLER)],
+            &calls,
+            |i| i % 11 == 3,
+            idle.clone(),
+        );
+        let (fast, slow) = both_ways_on::<true>(
+            &[(0, &ei), (0x38, HANDLER)],
+            &calls,
+            |i| i % 11 == 3,
+            idle.clone(),
+        );
+        assert!(fast < slow, "fast path not taken: {fast} vs {slow}");
+    }
+}
+
+/// Loops that only look like the countdown loop are stepped: `JR NZ` to
+/// elsewhere, `DEC A` of a DD prefix (`DEC A` with the prefix ignored),
+/// `DEC B; JR NZ,-3`.
+#[test]
+fn countdown_lookalikes_are_stepped() {
+    // 0000: di ; ld a,(2001) ; inc a ; ld (2001),a ; 0008: dec a ; nop ;
+    // jr nz,0008 ; 000C: dd dec a ; jr nz,000C ; ld b,a ; 0012: dec b ;
+    // jr nz,0012 ; jr 0001
+    let main: &[u8] = &[
+        0xF3, 0x3A, 0x01, 0x20, 0x3C, 0x32, 0x01, 0x20, 0x3D, 0x00, 0x20, 0xFC, 0xDD, 0x3D, 0x20,
+        0xFC, 0x47, 0x05, 0x20, 0xFD, 0x18, 0xEB,
+    ];
+    let calls = chunks(3000, 300, 17);
+    let (fast, slow) = both_ways(&[(0, main)], &calls, |_| false, 0..0);
+    assert_eq!(fast, slow);
 }
