@@ -189,6 +189,39 @@ pub trait Bus {
         self.window_fetch(addr.wrapping_add(2), w1, fc, now + 4);
     }
 
+    /// A long (two-word) data read at even `addr` (24-bit, in space `fc`)
+    /// as one call: `Some(value)` only when the two word reads
+    /// ([`Bus::read_word`] at `addr` from `now`, then at `addr + 2` (24-bit)
+    /// from `now + 4`) would take no wait state, raise no bus error and
+    /// have no effect besides what this call does; the core then charges
+    /// the two bus cycles (8 cycles) itself. `None` (nothing done): the core
+    /// makes the two word reads. Default: `None`.
+    #[inline(always)]
+    fn read_long_plain(&mut self, _addr: u32, _fc: FunctionCode, _now: u64) -> Option<u32> {
+        None
+    }
+
+    /// A long data write of `data` at even `addr` (24-bit, in space `fc`) as
+    /// one call: the two word writes ([`Bus::write_word`]) are the high
+    /// word at `addr` from `now` then the low word at `addr + 2` (24-bit)
+    /// from `now + 4`, or with `low_first` (predecrement destinations) the
+    /// low word at `addr + 2` from `now` then the high word at `addr` from
+    /// `now + 4`. `true` when it was done with the effect of those two
+    /// writes and they would take no wait state and raise no bus error;
+    /// `false` (nothing done): the core makes the two word writes.
+    /// Default: `false`.
+    #[inline(always)]
+    fn write_long_plain(
+        &mut self,
+        _addr: u32,
+        _data: u32,
+        _low_first: bool,
+        _fc: FunctionCode,
+        _now: u64,
+    ) -> bool {
+        false
+    }
+
     /// For the polling-loop fast path (`poll.rs`): the word an instruction
     /// fetch at `addr` returns, if such fetches take no wait states and
     /// have no side effect that the next fetch would not overwrite; `None`
@@ -420,6 +453,21 @@ impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
     #[inline(always)]
     fn window_fetch_pair(&mut self, addr: u32, w0: u16, w1: u16, fc: FunctionCode, now: u64) {
         self.bus.window_fetch_pair(addr, w0, w1, fc, now)
+    }
+    #[inline(always)]
+    fn read_long_plain(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Option<u32> {
+        self.bus.read_long_plain(addr, fc, now)
+    }
+    #[inline(always)]
+    fn write_long_plain(
+        &mut self,
+        addr: u32,
+        data: u32,
+        low_first: bool,
+        fc: FunctionCode,
+        now: u64,
+    ) -> bool {
+        self.bus.write_long_plain(addr, data, low_first, fc, now)
     }
     #[inline(always)]
     fn program_word(&mut self, addr: u32) -> Option<u16> {

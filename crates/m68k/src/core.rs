@@ -317,6 +317,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             1 => Ok(self.rb_fc(addr, fc)? as u32),
             2 => Ok(self.rw_fc(addr, fc)? as u32),
             _ => {
+                // Both words in plain memory (work RAM): one call, the two
+                // bus cycles' time at once.
+                if addr & 1 == 0 {
+                    if let Some(v) = self.b.read_long_plain(addr & 0xFF_FFFF, fc, self.c.cycles) {
+                        self.c.cycles += 8;
+                        return Ok(v);
+                    }
+                }
                 let hi = self.rw_fc(addr, fc)? as u32;
                 let lo = self.rw_fc(addr.wrapping_add(2), fc)? as u32;
                 Ok(hi << 16 | lo)
@@ -328,6 +336,24 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let fc = self.fc_data();
         self.read_fc::<S>(addr, fc)
     }
+    /// A long write in one bus call ([`Bus::write_long_plain`]) when `addr`
+    /// is even and the bus takes it (work RAM): the two bus cycles' time at
+    /// once. `false` (nothing done) otherwise.
+    #[inline(always)]
+    fn write_long_plain(&mut self, addr: u32, v: u32, low_first: bool) -> bool {
+        if addr & 1 != 0 {
+            return false;
+        }
+        let fc = self.fc_data();
+        if self
+            .b
+            .write_long_plain(addr & 0xFF_FFFF, v, low_first, fc, self.c.cycles)
+        {
+            self.c.cycles += 8;
+            return true;
+        }
+        false
+    }
     /// Write an operand; long: high word first.
     #[inline(always)]
     pub fn write<const S: u32>(&mut self, addr: u32, v: u32) -> R<()> {
@@ -335,6 +361,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             1 => self.write_b(addr, v as u8),
             2 => self.write_w(addr, v as u16),
             _ => {
+                if self.write_long_plain(addr, v, false) {
+                    return Ok(());
+                }
                 self.write_w(addr, (v >> 16) as u16)?;
                 self.write_w(addr.wrapping_add(2), v as u16)
             }
@@ -347,6 +376,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             1 => self.write_b(addr, v as u8),
             2 => self.write_w(addr, v as u16),
             _ => {
+                if self.write_long_plain(addr, v, true) {
+                    return Ok(());
+                }
                 self.write_w(addr.wrapping_add(2), v as u16)?;
                 self.write_w(addr, (v >> 16) as u16)
             }

@@ -50,8 +50,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     fn push_l(&mut self, v: u32) -> R<()> {
         let sp = self.c.a[7].wrapping_sub(4);
         self.c.a[7] = sp;
-        self.write_w(sp, (v >> 16) as u16)?;
-        self.write_w(sp.wrapping_add(2), v as u16)
+        // High word first (one bus call for work RAM).
+        self.write::<4>(sp, v)
     }
 
     pub(crate) fn op_bsr(&mut self, op: u16) -> R<()> {
@@ -201,10 +201,10 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     fn pop_l(&mut self) -> R<u32> {
         let sp = self.c.a[7];
-        let hi = self.read_w(sp)? as u32;
-        let lo = self.read_w(sp.wrapping_add(2))? as u32;
+        // High word first (one bus call for work RAM).
+        let v = self.read::<4>(sp)?;
         self.c.a[7] = sp.wrapping_add(4);
-        Ok(hi << 16 | lo)
+        Ok(v)
     }
 
     pub(crate) fn op_rts(&mut self) -> R<()> {

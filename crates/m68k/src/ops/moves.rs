@@ -264,12 +264,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 if list & (1 << i) != 0 {
                     let v = self.reg_by_index(15 - i);
                     addr = addr.wrapping_sub(S);
-                    if S == 4 {
-                        self.write_w(addr.wrapping_add(2), v as u16)?;
-                        self.write_w(addr, (v >> 16) as u16)?;
-                    } else {
-                        self.write_w(addr, v as u16)?;
-                    }
+                    // Long: low word first (`write_rev`), one bus call
+                    // for work RAM.
+                    self.write_rev::<S>(addr, v)?;
                 }
             }
             self.c.a[r] = addr;
@@ -404,8 +401,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         if !absolute {
             self.prefetch()?;
         }
-        self.write_w(sp, (a >> 16) as u16)?;
-        self.write_w(sp.wrapping_add(2), a as u16)?;
+        self.write::<4>(sp, a)?;
         if absolute {
             self.prefetch()?;
         }

@@ -66,8 +66,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let v = self.c.a[r];
         let sp = self.c.a[7].wrapping_sub(4);
         self.c.a[7] = sp;
-        self.write_w(sp, (v >> 16) as u16)?;
-        self.write_w(sp.wrapping_add(2), v as u16)?;
+        self.write::<4>(sp, v)?;
         self.c.a[r] = sp;
         self.c.a[7] = self.c.a[7].wrapping_add(d);
         self.prefetch()
@@ -77,10 +76,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let r = (op & 7) as usize;
         let sp = self.c.a[r];
         self.c.ir.pc_adj = 2;
-        let hi = self.read_w(sp)? as u32;
-        let lo = self.read_w(sp.wrapping_add(2))? as u32;
+        let v = self.read::<4>(sp)?;
         self.c.a[7] = sp.wrapping_add(4);
-        self.c.a[r] = hi << 16 | lo;
+        self.c.a[r] = v;
         self.prefetch()
     }
 

@@ -453,6 +453,10 @@ pub struct RecordingBus {
     pub notes: Vec<String>,
     /// Number of byte reads of addresses the test did not list.
     pub unlisted_reads: u32,
+    /// Take [`Bus::read_long_plain`] / [`Bus::write_long_plain`] (as the
+    /// console's bus does for work RAM): each as the two word accesses
+    /// the contract names, recorded the same way.
+    pub long_plain: bool,
 }
 
 impl RecordingBus {
@@ -570,6 +574,49 @@ impl Bus for RecordingBus {
         self.set(addr | 1, lo);
         self.record(KIND_WRITE, fc, addr, data as u32, (1, 1), now);
         Write::OK
+    }
+
+    fn read_long_plain(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Option<u32> {
+        if !self.long_plain {
+            return None;
+        }
+        if addr & 1 != 0 || addr > 0xFF_FFFF {
+            self.notes.push(format!(
+                "read_long_plain at {addr:#x} (contract: even 24-bit address)"
+            ));
+        }
+        let hi = self.read_word(addr, fc, now).data as u32;
+        let lo = self
+            .read_word(addr.wrapping_add(2) & 0xFF_FFFF, fc, now + 4)
+            .data as u32;
+        Some(hi << 16 | lo)
+    }
+
+    fn write_long_plain(
+        &mut self,
+        addr: u32,
+        data: u32,
+        low_first: bool,
+        fc: FunctionCode,
+        now: u64,
+    ) -> bool {
+        if !self.long_plain {
+            return false;
+        }
+        if addr & 1 != 0 || addr > 0xFF_FFFF {
+            self.notes.push(format!(
+                "write_long_plain at {addr:#x} (contract: even 24-bit address)"
+            ));
+        }
+        let lo_addr = addr.wrapping_add(2) & 0xFF_FFFF;
+        if low_first {
+            self.write_word(lo_addr, data as u16, fc, now);
+            self.write_word(addr, (data >> 16) as u16, fc, now + 4);
+        } else {
+            self.write_word(addr, (data >> 16) as u16, fc, now);
+            self.write_word(lo_addr, data as u16, fc, now + 4);
+        }
+        true
     }
 
     fn interrupt_ack(&mut self, level: u8, now: u64) -> IntAck {
@@ -845,7 +892,29 @@ pub fn memory_diffs(t: &Test, bus: &RecordingBus) -> Vec<(u32, u16, u16)> {
 /// Runs one test on a fresh CPU and compares the result. Panics in the core
 /// propagate (callers catch them, see [`run_test_catching`]).
 pub fn run_test(t: &Test) -> Run {
+    let mut run = run_test_on(t, true);
+    // Both ways: the long accesses as one bus call each (what the console
+    // does for work RAM) and as two word accesses; everything the step
+    // shows must be the same.
+    let words = run_test_on(t, false);
+    if words.entries != run.entries
+        || reg_list(&words.regs) != reg_list(&run.regs)
+        || words.step_cycles != run.step_cycles
+        || words.bus.bytes() != run.bus.bytes()
+        || words.observed != run.observed
+    {
+        run.outcome.bus_ok = false;
+        run.bus.notes.push(
+            "the step differs with long accesses as two word accesses (Bus::read_long_plain)"
+                .to_string(),
+        );
+    }
+    run
+}
+
+fn run_test_on(t: &Test, long_plain: bool) -> Run {
     let mut bus = RecordingBus::new(&t.initial);
+    bus.long_plain = long_plain;
     let mut cpu = Cpu::new();
     cpu.set_registers(&t.initial.regs);
     let start = cpu.cycles();

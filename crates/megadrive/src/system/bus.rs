@@ -566,6 +566,45 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
     }
 
     #[inline(always)]
+    fn read_long_plain(&mut self, addr: u32, _fc: FunctionCode, _now: u64) -> Option<u32> {
+        // Both words in work RAM, not across the end of a 64 KB mirror
+        // (`addr` is even and 24-bit): `read_word`'s RAM branch twice, the
+        // latch left at the second word.
+        if addr < 0xE0_0000 {
+            return None;
+        }
+        let i = (addr & 0xFFFF) as usize;
+        let b: [u8; 4] = self.hw.wram.get(i..i + 4)?.try_into().ok()?;
+        let v = u32::from_be_bytes(b);
+        self.hw.open_bus = v as u16;
+        Some(v)
+    }
+
+    #[inline(always)]
+    fn write_long_plain(
+        &mut self,
+        addr: u32,
+        data: u32,
+        _low_first: bool,
+        _fc: FunctionCode,
+        _now: u64,
+    ) -> bool {
+        // `write_word`'s RAM branch twice (work RAM has no wait state and
+        // no other effect, so the order of the two words does not show).
+        if addr < 0xE0_0000 {
+            return false;
+        }
+        let i = (addr & 0xFFFF) as usize;
+        match self.hw.wram.get_mut(i..i + 4) {
+            Some(w) => {
+                w.copy_from_slice(&data.to_be_bytes());
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[inline(always)]
     fn boundary(&mut self, now: u64) -> Boundary {
         self.hw.clock.cpu_cycles = now;
         if now >= self.hw.check_at {

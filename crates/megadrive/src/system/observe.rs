@@ -13,7 +13,6 @@ use crate::timing::{m68k_to_mclk, m68k_to_mclk32};
 /// as plain values: the bus owns the observer (`Bus68k` is both the
 /// 68000's bus and its observer), so the cost parts reach the observer's
 /// `instruction` report as values, with no shared cells.
-#[derive(Default)]
 pub(super) struct Seam {
     /// Cost parts (mclk) of the instruction in progress; `total` unused.
     pub(super) parts: InstrCost,
@@ -27,8 +26,9 @@ pub(super) struct Seam {
     pub(super) stop_on_error: bool,
     /// The last instruction addresses: entry `ring(i)` holds the PC of
     /// instruction number `i` for the last [`RECENT_PCS`] instructions,
-    /// except those of `poll_run`.
-    pub(super) recent: [u32; RECENT_PCS],
+    /// except those of `poll_run`. [`RING`] entries, more than are read:
+    /// the index is the count's low byte, with no mask to apply.
+    pub(super) recent: [u32; RING],
     /// The latest skipped polling passes, kept as their description: the
     /// instructions numbered `start..end` ran `pcs[(i - start) % 3]`. Their
     /// entries of `recent` are not written (`poll_passes` makes about 120
@@ -36,6 +36,11 @@ pub(super) struct Seam {
     /// longer); [`Seam::recent_pcs`] reads them from here.
     pub(super) poll_run: PollRun,
 }
+
+/// Length of [`Seam::recent`]: 256, indexed by the low byte of the
+/// instruction count (at least [`RECENT_PCS`]).
+pub(super) const RING: usize = 256;
+const _: () = assert!(RING >= RECENT_PCS && RING == u8::MAX as usize + 1);
 
 /// Instructions `start..end` (numbers since power-on) were skipped polling
 /// passes over the three PCs of `pcs`, starting with `pcs[0]`.
@@ -53,6 +58,21 @@ impl PollRun {
         (self.start..self.end)
             .contains(&i)
             .then(|| self.pcs[((i - self.start) % 3) as usize])
+    }
+}
+
+impl Default for Seam {
+    fn default() -> Self {
+        Seam {
+            parts: InstrCost::default(),
+            pending: false,
+            instructions: 0,
+            error: None,
+            halted: false,
+            stop_on_error: false,
+            recent: [0; RING],
+            poll_run: PollRun::default(),
+        }
     }
 }
 
@@ -108,7 +128,7 @@ impl Seam {
     /// Index in `recent` of the entry of instruction number `i`.
     #[inline(always)]
     fn ring(i: u64) -> usize {
-        (i % RECENT_PCS as u64) as usize
+        i as u8 as usize
     }
 }
 

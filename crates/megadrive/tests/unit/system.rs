@@ -730,3 +730,50 @@ fn fetch_window_changes_no_report_or_state() {
     same_with_and_without_fetch_window(&shared.join("roms/castlecat2/rom.bin"), script, 400);
     same_with_and_without_fetch_window(&testroms.join("fullload/rom.bin"), "", 200);
 }
+
+/// Long work-RAM accesses are one bus call when both words are in one
+/// 64 KB mirror of work RAM (`Bus::read_long_plain`,
+/// `Bus::write_long_plain`) and two word accesses otherwise: at a mirror's
+/// last word the low word is at the next mirror's first (or, at
+/// 0xFFFFFE, in the cartridge's first word, where a write goes nowhere).
+/// The values are what two word accesses give.
+#[test]
+fn long_work_ram_accesses_at_and_across_mirror_ends() {
+    let code = program(&[
+        &[0x203C, 0x1122, 0x3344], // move.l #$11223344,d0
+        &[0x23C0, 0x00E0, 0xFFFE], // move.l d0,($E0FFFE).l   (across)
+        &[0x2239, 0x00FF, 0x0000], // move.l ($FF0000).l,d1    (one mirror)
+        &[0x2439, 0x00FF, 0xFFFE], // move.l ($FFFFFE).l,d2    (RAM + ROM)
+        &[0x23C0, 0x00FF, 0x1000], // move.l d0,($FF1000).l    (one mirror)
+        &[0x2639, 0x00E1, 0x1000], // move.l ($E11000).l,d3    (a mirror)
+        &[0x283C, 0x5566, 0x7788], // move.l #$55667788,d4
+        &[0x207C, 0x00FF, 0x0002], // movea.l #$FF0002,a0
+        &[0x2104],                 // move.l d4,-(a0)         (across, low first)
+        &[0x2A10],                 // move.l (a0),d5          (across)
+        &[0x227C, 0x00FF, 0x1010], // movea.l #$FF1010,a1
+        &[0x2304],                 // move.l d4,-(a1)         (one mirror)
+        &[0x2C39, 0x00FF, 0x100C], // move.l ($FF100C).l,d6
+        &[0x23C4, 0x00FF, 0xFFFE], // move.l d4,($FFFFFE).l    (RAM + ROM)
+        &[0x2E39, 0x00FF, 0xFFFE], // move.l ($FFFFFE).l,d7
+        &[LOOP],
+    ]);
+    let r = rom(&code, &[RTE], &[RTE]);
+    let mut sys = System::new(&r, config());
+    sys.run_frame(&mut Rec::default()).unwrap();
+    let regs = sys.registers();
+    assert_eq!(regs.d[1], 0x3344_0000, "d1");
+    // High word from RAM's last word, low word the ROM's first (the
+    // initial SSP's high half).
+    assert_eq!(regs.d[2], 0x1122_00FF, "d2");
+    assert_eq!(regs.d[3], 0x1122_3344, "d3");
+    assert_eq!(regs.d[5], 0x5566_7788, "d5");
+    assert_eq!(regs.d[6], 0x5566_7788, "d6");
+    assert_eq!(regs.a[0], 0xFE_FFFE, "a0");
+    let w = sys.wram();
+    assert_eq!(w[0xFFFE..], [0x55, 0x66], "last word");
+    assert_eq!(w[..4], [0x77, 0x88, 0, 0], "first words");
+    assert_eq!(w[0x1000..0x1004], [0x11, 0x22, 0x33, 0x44]);
+    assert_eq!(w[0x100C..0x1010], [0x55, 0x66, 0x77, 0x88]);
+    // The write to 0xFFFFFE's second word left the ROM as it was.
+    assert_eq!(regs.d[7], 0x5566_00FF, "d7");
+}
