@@ -26,7 +26,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 } else {
                     d
                 };
-                self.move_write::<S, M>(op, dm, false, a, src)?;
+                self.move_write::<S, M, false>(op, dm, false, a, src)?;
                 return self.prefetch();
             }
         }
@@ -49,14 +49,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             2 => {
                 self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
-                self.move_write::<S, M>(op, 2, false, a, src)?;
+                self.move_write::<S, M, false>(op, 2, false, a, src)?;
                 self.prefetch()
             }
             3 => {
                 self.c.ir.pc_adj = 2;
                 let a = self.c.a[r];
                 let na = a.wrapping_add(Self::step_size::<S>(r));
-                self.move_write::<S, M>(op, 3, false, a, src)?;
+                self.move_write::<S, M, false>(op, 3, false, a, src)?;
                 // A faulting write leaves An unchanged.
                 self.c.a[r] = na;
                 self.prefetch()
@@ -71,21 +71,21 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                     // A faulting word write stacks the prefetched word as IR.
                     self.c.ir.op = self.c.ird;
                 }
-                self.move_write_rev::<S, M>(op, 4, false, a, src)?;
+                self.move_write::<S, M, true>(op, 4, false, a, src)?;
                 self.c.a[r] = a;
                 Ok(())
             }
             5 => {
                 let d = self.ext()? as i16 as i32 as u32;
                 let a = self.c.a[r].wrapping_add(d);
-                self.move_write::<S, M>(op, 5, false, a, src)?;
+                self.move_write::<S, M, false>(op, 5, false, a, src)?;
                 self.prefetch()
             }
             6 => {
                 self.idle(2);
                 let e = self.ext()?;
                 let a = self.index(self.c.a[r], e);
-                self.move_write::<S, M>(op, 6, false, a, src)?;
+                self.move_write::<S, M, false>(op, 6, false, a, src)?;
                 self.prefetch()
             }
             _ => {
@@ -96,7 +96,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                     // in the queue (Yacht; test collection).
                     let hi = self.ext()? as u32;
                     let a = hi << 16 | self.c.irc as u32;
-                    self.move_write::<S, M>(op, 7, true, a, src)?;
+                    self.move_write::<S, M, false>(op, 7, true, a, src)?;
                     self.ext()?;
                     return self.prefetch();
                 }
@@ -104,10 +104,10 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 // flag steps fold for the mode.
                 if r == 0 {
                     let a = self.ext()? as i16 as i32 as u32;
-                    self.move_write::<S, M>(op, 7, false, a, src)?;
+                    self.move_write::<S, M, false>(op, 7, false, a, src)?;
                 } else {
                     let a = self.ext_l()?;
-                    self.move_write::<S, M>(op, 7, true, a, src)?;
+                    self.move_write::<S, M, false>(op, 7, true, a, src)?;
                 }
                 self.prefetch()
             }
@@ -179,8 +179,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     /// (Byte and word: the flags set before the write are already the
     /// final ones, and a bus write cannot change SR; long: set them again.)
+    /// `REV`: a long goes low word first (`-(An)`, `Ctx::write_rev`).
     #[inline(always)]
-    fn move_write<const S: u32, const M: u8>(
+    fn move_write<const S: u32, const M: u8, const REV: bool>(
         &mut self,
         op: u16,
         dm: u16,
@@ -189,24 +190,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         v: u32,
     ) -> R<()> {
         self.move_pre_flags::<S, M>(v, op, dm, abs_l);
-        self.write::<S>(a, v)?;
-        if S == 4 {
-            self.set_logic::<S>(v);
+        if REV {
+            self.write_rev::<S>(a, v)?;
+        } else {
+            self.write::<S>(a, v)?;
         }
-        Ok(())
-    }
-
-    #[inline(always)]
-    fn move_write_rev<const S: u32, const M: u8>(
-        &mut self,
-        op: u16,
-        dm: u16,
-        abs_l: bool,
-        a: u32,
-        v: u32,
-    ) -> R<()> {
-        self.move_pre_flags::<S, M>(v, op, dm, abs_l);
-        self.write_rev::<S>(a, v)?;
         if S == 4 {
             self.set_logic::<S>(v);
         }
