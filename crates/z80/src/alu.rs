@@ -14,10 +14,8 @@ impl Z80 {
                 let c = if op & 7 == 1 { cin } else { 0 };
                 let r16 = a as u16 + v as u16 + c;
                 let r = r16 as u8;
-                let f = SZXY[r as usize]
-                    | ((a ^ v ^ r) & FLAG_H)
-                    | (((a ^ r) & (v ^ r) & 0x80) >> 5)
-                    | (r16 >> 8) as u8;
+                // r16 < 0x200: the carry vector needs no mask.
+                let f = SZXY[r as usize] | HVC[(a as u16 ^ v as u16 ^ r16) as usize];
                 self.reg[A] = r;
                 self.setf(f);
             }
@@ -25,10 +23,8 @@ impl Z80 {
                 let c = if op & 7 == 3 { cin } else { 0 };
                 let r16 = (a as u16).wrapping_sub(v as u16).wrapping_sub(c);
                 let r = r16 as u8;
-                let mut f = ((a ^ v ^ r) & FLAG_H)
-                    | (((a ^ v) & (a ^ r) & 0x80) >> 5)
-                    | ((r16 >> 8) as u8 & FLAG_C)
-                    | FLAG_N;
+                // A borrow makes r16 0xFFxx: bit 8 of the vector is C.
+                let mut f = HVC[((a as u16 ^ v as u16 ^ r16) & 0x1FF) as usize] | FLAG_N;
                 if op & 7 == 7 {
                     f |= (SZXY[r as usize] & !XY) | (v & XY);
                 } else {

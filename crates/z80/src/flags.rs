@@ -58,6 +58,29 @@ const fn build_incdec(dec: bool) -> [u8; 256] {
     }
     t
 }
+/// H, P/V (overflow) and C of an 8-bit add or subtract, by the carry vector
+/// `(a ^ v ^ r) & 0x1FF` (`r` the 9-bit result): bit k of it is the carry
+/// (or borrow) into bit k, so bit 4 is H, bit 8 is C, and overflow is the
+/// carry into bit 7 differing from the carry out of it (Young, "8-bit
+/// arithmetic": V set when the signed result is out of range). One lookup
+/// instead of three flag computations in `ADD`/`ADC`/`SUB`/`SBC`/`CP`.
+const fn build_hvc() -> [u8; 512] {
+    let mut t = [0u8; 512];
+    let mut i = 0;
+    while i < 512 {
+        let mut f = (i as u8) & FLAG_H;
+        f |= ((i >> 8) & 1) as u8;
+        if ((i >> 8) ^ (i >> 7)) & 1 != 0 {
+            f |= FLAG_PV;
+        }
+        t[i] = f;
+        i += 1;
+    }
+    t
+}
+/// H, P/V and C of an 8-bit add or subtract by its carry vector (see
+/// `build_hvc`).
+pub(crate) const HVC: [u8; 512] = build_hvc();
 /// Flags of `INC` by operand, C excluded (the instruction keeps it).
 pub(crate) const INC_FLAGS: [u8; 256] = build_incdec(false);
 /// Flags of `DEC` by operand, C excluded (the instruction keeps it).

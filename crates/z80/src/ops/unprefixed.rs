@@ -350,7 +350,8 @@ impl Z80 {
                 let a = if op == 0x02 { self.bc() } else { self.de() };
                 let acc = self.reg[A];
                 self.wr(bus, ts, a, acc);
-                self.memptr = (a.wrapping_add(1) & 0xFF) | ((acc as u16) << 8);
+                // Low byte (addr + 1) & 0xFF, high byte A (Young).
+                self.memptr = u16::from_le_bytes([(a as u8).wrapping_add(1), acc]);
             }
             0x22 => {
                 let a = self.imm16(bus, ts);
