@@ -191,27 +191,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // `#imm` and the final prefetch in one paired window fetch.
             let imm = self.win_imm_prefetch::<S>();
             if let Some(s) = imm {
-                let s = sext(s, S);
-                let r = ((op >> 9) & 7) as usize;
-                let d = self.c.a[r];
-                match a {
-                    Alu::Add => self.c.a[r] = d.wrapping_add(s),
-                    Alu::Sub => self.c.a[r] = d.wrapping_sub(s),
-                    _ => self.cmp::<4>(s, d),
-                }
+                self.alu_a_apply(op, a, sext(s, S));
                 self.idle(if a == Alu::Cmp { 2 } else { 4 });
                 return Ok(());
             }
         }
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         let s = sext(self.read_loc::<S>(loc)?, S);
-        let r = ((op >> 9) & 7) as usize;
-        let d = self.c.a[r];
-        match a {
-            Alu::Add => self.c.a[r] = d.wrapping_add(s),
-            Alu::Sub => self.c.a[r] = d.wrapping_sub(s),
-            _ => self.cmp::<4>(s, d),
-        }
+        self.alu_a_apply(op, a, s);
         self.prefetch()?;
         let reg_src = matches!(loc, Loc::D(_) | Loc::A(_) | Loc::Imm(_));
         self.idle(if a == Alu::Cmp || (S == 4 && !reg_src) {
@@ -220,6 +207,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             4
         });
         Ok(())
+    }
+
+    /// ADDA/SUBA/CMPA with the source `s` (sign-extended) on the register
+    /// of `op`'s bits 9-11 (CMPA sets the flags, the others none).
+    #[inline(always)]
+    fn alu_a_apply(&mut self, op: u16, a: Alu, s: u32) {
+        let r = ((op >> 9) & 7) as usize;
+        let d = self.c.a[r];
+        match a {
+            Alu::Add => self.c.a[r] = d.wrapping_add(s),
+            Alu::Sub => self.c.a[r] = d.wrapping_sub(s),
+            _ => self.cmp::<4>(s, d),
+        }
     }
 
     /// ADDQ/SUBQ to Dn or memory: Dn 4 / 8, memory 8+ea / 12+ea.
