@@ -272,8 +272,8 @@ struct Z80Ctx<'a> {
     /// The bank window's 32 KB when they are plain ROM and no 68000 -> VDP
     /// DMA window can hold an access of this run: a read there waits its
     /// 3 T and costs the 68000 the loss of its phase, nothing else can
-    /// happen. Set at the first bank-window read that finds it so, cleared
-    /// when the Z80 writes the bank register.
+    /// happen. Set by `find_bank_rom` at the run's start and again after
+    /// every Z80 write of the bank register.
     bank_rom: Option<&'a [u8; 0x8000]>,
     /// [`Z80Sys::bank_cache`].
     bank_cache: bool,
