@@ -143,6 +143,11 @@ pub struct Vdp {
     /// (VRAM: its high byte) and its target code (CD3-CD0).
     fill_left: u32,
     fill_t: u64,
+    /// The latest status read that left the fill where it was
+    /// ([`Vdp::read_status`]: such a read's result does not depend on the
+    /// fill's progress); every advance goes at least this far, and
+    /// [`Vdp::settle_fill`] catches up to it.
+    fill_read: u64,
     fill_skip: u64,
     fill_addr: u16,
     fill_word: u16,
@@ -182,6 +187,7 @@ impl Vdp {
             last_write_addr: 0,
             fill_left: 0,
             fill_t: 0,
+            fill_read: 0,
             fill_skip: 0,
             fill_addr: 0,
             fill_word: 0,
@@ -423,7 +429,16 @@ impl Vdp {
     /// (hardware: the bus's previous contents).
     pub fn read_status(&mut self, c: &Clock, now: u64, open_bus: u16) -> u16 {
         self.pending = false;
-        self.advance_fill(c, now);
+        if self.fill_left != 0 && now < self.dma_busy_until && self.sprites.frame == c.frame {
+            // A fill's progress changes no status bit before its busy time
+            // ends (bit 1 is set until then; the sprite flags of this
+            // frame are computed): its steps to `now` can wait for the
+            // next access, line start or `settle_fill` (the steps of
+            // [a, b) and [b, c) are those of [a, c), `dma_bytes_between`).
+            self.fill_read = self.fill_read.max(now);
+        } else {
+            self.advance_fill(c, now);
+        }
         self.fifo_drain(now);
         let (line, off) = self.position(c, now);
         let mut s = open_bus & 0xFC00;
@@ -937,12 +952,26 @@ impl Vdp {
         total
     }
 
-    /// Run the fill's steps due by `now`.
+    /// Run the fill's steps due by `now` (and by the latest status read
+    /// that left them, `fill_read`).
     #[inline]
     fn advance_fill(&mut self, c: &Clock, now: u64) {
-        if self.fill_left != 0 && now > self.fill_t {
-            self.advance_fill_slow(c, now);
+        if self.fill_left != 0 {
+            let now = now.max(self.fill_read);
+            if now > self.fill_t {
+                self.advance_fill_slow(c, now);
+            }
         }
+    }
+
+    /// Run the fill's steps up to the latest status read (which left them
+    /// for later, [`Vdp::read_status`]): VRAM, the length and source
+    /// registers and the address are then what they were after that read
+    /// with the steps run at each read. The system calls it at the end of
+    /// each frame and before an observer looks at the VDP mid-frame.
+    #[inline]
+    pub fn settle_fill(&mut self, c: &Clock) {
+        self.advance_fill(c, self.fill_read);
     }
 
     #[inline(never)]
