@@ -92,12 +92,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // `op_move`'s instances (their Dn-destination arm).
             Op::MoveToD(s) => match sm {
                 0x00 => self.move_to_d_inline::<1, 0>(op),
+                0x05 => self.move_to_d_inline::<1, 5>(op),
                 0x0B => self.move_to_d_inline::<1, 11>(op),
                 0x10 => self.move_to_d_inline::<2, 0>(op),
                 0x11 => self.move_to_d_inline::<2, 1>(op),
+                0x15 => self.move_to_d_inline::<2, 5>(op),
                 0x1B => self.move_to_d_inline::<2, 11>(op),
                 0x20 => self.move_to_d_inline::<4, 0>(op),
                 0x21 => self.move_to_d_inline::<4, 1>(op),
+                0x25 => self.move_to_d_inline::<4, 5>(op),
                 0x2B => self.move_to_d_inline::<4, 11>(op),
                 _ => by_sm!(self, sm, s, op_move(op)),
             },
