@@ -112,8 +112,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Movea(s) => match sm {
                 0x10 => self.movea_inline::<2, 0>(op),
                 0x11 => self.movea_inline::<2, 1>(op),
+                0x15 => self.movea_inline::<2, 5>(op),
+                0x1B => self.movea_inline::<2, 11>(op),
                 0x20 => self.movea_inline::<4, 0>(op),
                 0x21 => self.movea_inline::<4, 1>(op),
+                0x25 => self.movea_inline::<4, 5>(op),
+                0x2B => self.movea_inline::<4, 11>(op),
                 _ => by_sm!(self, sm, s, op_movea(op)),
             },
             Op::Moveq => self.op_moveq(op),
@@ -146,10 +150,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // specialised out-of-line handlers.
             Op::AluToD(a, s) => match sm {
                 0x00 => self.alu_to_d_inline::<1, 0>(op, a),
+                0x05 => self.alu_to_d_inline::<1, 5>(op, a),
                 0x10 => self.alu_to_d_inline::<2, 0>(op, a),
                 0x11 => self.alu_to_d_inline::<2, 1>(op, a),
+                0x15 => self.alu_to_d_inline::<2, 5>(op, a),
                 0x20 => self.alu_to_d_inline::<4, 0>(op, a),
                 0x21 => self.alu_to_d_inline::<4, 1>(op, a),
+                0x25 => self.alu_to_d_inline::<4, 5>(op, a),
                 _ => by_sm!(self, sm, s, op_alu_to_d(op, a)),
             },
             Op::AluToEa(a, s) => by_sm!(self, sm, s, op_alu_to_ea(op, a)),
