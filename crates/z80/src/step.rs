@@ -137,8 +137,10 @@ impl Z80 {
     /// `skip_idle`), so leaving it out changes no result, only the time a
     /// call takes: a host that knows the CPU is busy (the Mega Drive's
     /// catch-up, when the last call did not end where it started) saves the
-    /// look-up.
-    #[inline]
+    /// look-up. Always inlined, so that the host's catch-up and the run
+    /// are one function (no second prologue, register-file spill and call
+    /// a run); [`Z80::run_until`] is the one out-of-line copy per bus.
+    #[inline(always)]
     pub fn run_until_with<Bs: Bus>(&mut self, bus: &mut Bs, until: u64, idle_pass: bool) {
         let mut cpu = self.clone();
         if idle_pass && cpu.tstates < until {
