@@ -107,6 +107,7 @@ impl Z80Sys {
     }
 
     /// Run the Z80 until its clock reaches `target` (mclk).
+    #[inline]
     pub fn run_until(&mut self, target: u64, cart: &Cart, wram: &mut [u8; 0x10000]) {
         if self.clock >= target {
             return;
@@ -115,6 +116,14 @@ impl Z80Sys {
             self.clock = target;
             return;
         }
+        self.run_to(target, cart, wram);
+    }
+
+    /// [`Z80Sys::run_until`] when the Z80 runs: out of line, so that a
+    /// caught-up or held Z80 costs a few tests and no prologue of the run
+    /// (the core is inlined here).
+    #[inline(never)]
+    fn run_to(&mut self, target: u64, cart: &Cart, wram: &mut [u8; 0x10000]) {
         let mut bus = Z80Ctx {
             ram: &mut self.ram,
             ym: &mut self.ym,
