@@ -202,7 +202,8 @@ fn release_build_shows_mains_hot_instructions() {
         let HotRow::Instr(i) = row else {
             panic!("main has no DWARF lines: {row:?}");
         };
-        assert!(!i.text.is_empty() && !i.text.starts_with('('), "{i:?}");
+        let text = r.code.text(i);
+        assert!(!text.is_empty() && !text.starts_with('('), "{i:?}: {text}");
     }
     let text = code::terminal_section(r, false);
     assert!(text.contains("hot instructions"), "{text}");
