@@ -400,6 +400,10 @@ pub struct Profiler {
     /// and the flag of each id for that list.
     touched: Vec<u32>,
     touched_flag: Vec<bool>,
+    /// Scratch of [`Profiler::frame_done_at`]: the frame's busy ids and
+    /// their time, before the busiest are kept (reused: no growing from
+    /// empty every frame).
+    top_scratch: Vec<(u32, u64)>,
     snap: Vec<u64>,
     /// Master clocks per attribution id over the counted frames.
     pub(crate) counted: Vec<u64>,
@@ -490,6 +494,7 @@ impl Profiler {
             mclk: vec![0; n],
             touched: Vec::with_capacity(n),
             touched_flag: vec![false; n],
+            top_scratch: Vec::new(),
             snap: vec![0; n],
             counted: vec![0; n],
             calls: vec![0; n],
@@ -960,7 +965,8 @@ impl Profiler {
         let counted = info.frame >= self.from;
         let mut busy = 0u64;
         let mut idle = 0u64;
-        let mut top: Vec<(u32, u64)> = Vec::new();
+        let mut top = std::mem::take(&mut self.top_scratch);
+        top.clear();
         // Only ids touched since the last frame can have changed (the sums
         // and the sorted top are the same in any order).
         for k in 0..self.touched.len() {
@@ -996,6 +1002,10 @@ impl Profiler {
             top.truncate(self.top_n);
         }
         top.sort_unstable_by(order);
+        // The frame keeps the busiest in a list of their size.
+        let kept = top.to_vec();
+        self.top_scratch = top;
+        let top = kept;
         let start = match self.cpu_start {
             Some(s) => s.max(info.start_mclk),
             None => info.end_mclk,

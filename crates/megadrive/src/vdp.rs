@@ -143,6 +143,11 @@ pub struct Vdp {
     /// (VRAM: its high byte) and its target code (CD3-CD0).
     fill_left: u32,
     fill_t: u64,
+    /// The latest status read that left the fill where it was
+    /// ([`Vdp::read_status`]: such a read's result does not depend on the
+    /// fill's progress); every advance goes at least this far, and
+    /// [`Vdp::settle_fill`] catches up to it.
+    fill_read: u64,
     fill_skip: u64,
     fill_addr: u16,
     fill_word: u16,
@@ -182,6 +187,7 @@ impl Vdp {
             last_write_addr: 0,
             fill_left: 0,
             fill_t: 0,
+            fill_read: 0,
             fill_skip: 0,
             fill_addr: 0,
             fill_word: 0,
@@ -422,10 +428,46 @@ impl Vdp {
     /// Status register read (0xC00004). `open_bus` supplies bits 15-10
     /// (hardware: the bus's previous contents).
     pub fn read_status(&mut self, c: &Clock, now: u64, open_bus: u16) -> u16 {
+        // The common read (the FIFO empty, this frame's sprite flags
+        // computed, no fill or one still in its busy time) has nothing to
+        // advance, drain or compute: a leaf, with the rest a call of its
+        // own.
+        if self.fifo_len != 0
+            || self.sprites.frame != c.frame
+            || (self.fill_left != 0 && now >= self.dma_busy_until)
+        {
+            return self.read_status_slow(c, now, open_bus);
+        }
         self.pending = false;
-        self.advance_fill(c, now);
+        if self.fill_left != 0 {
+            // See `read_status_slow`.
+            self.fill_read = self.fill_read.max(now);
+        }
+        self.status_word(c, now, (open_bus & 0xFC00) | 0x0200)
+    }
+
+    /// [`Vdp::read_status`] without its common-case shortcut (for the
+    /// tests that run it both ways; hidden, not API).
+    #[doc(hidden)]
+    pub fn read_status_full(&mut self, c: &Clock, now: u64, open_bus: u16) -> u16 {
+        self.read_status_slow(c, now, open_bus)
+    }
+
+    /// [`Vdp::read_status`] in every case.
+    #[inline(never)]
+    fn read_status_slow(&mut self, c: &Clock, now: u64, open_bus: u16) -> u16 {
+        self.pending = false;
+        if self.fill_left != 0 && now < self.dma_busy_until && self.sprites.frame == c.frame {
+            // A fill's progress changes no status bit before its busy time
+            // ends (bit 1 is set until then; the sprite flags of this
+            // frame are computed): its steps to `now` can wait for the
+            // next access, line start or `settle_fill` (the steps of
+            // [a, b) and [b, c) are those of [a, c), `dma_bytes_between`).
+            self.fill_read = self.fill_read.max(now);
+        } else {
+            self.advance_fill(c, now);
+        }
         self.fifo_drain(now);
-        let (line, off) = self.position(c, now);
         let mut s = open_bus & 0xFC00;
         if self.fifo_len == 0 {
             s |= 0x0200;
@@ -433,13 +475,22 @@ impl Vdp {
         if self.fifo_len == FIFO_DEPTH {
             s |= 0x0100;
         }
-        if self.vint_pending {
-            s |= 0x0080;
-        }
         // Sprite overflow (bit 6) and collision (bit 5): computed from the
         // sprite table only when the status is read, once per frame; set
         // once the beam has passed the line, cleared by the read.
         self.update_sprite_flags(c);
+        self.status_word(c, now, s)
+    }
+
+    /// The status word at `now` from its bits 15-8 `s` (open bus and
+    /// FIFO), this frame's sprite flags computed; a sprite flag reported
+    /// is marked read.
+    #[inline(always)]
+    fn status_word(&mut self, c: &Clock, now: u64, mut s: u16) -> u16 {
+        let (line, off) = self.position(c, now);
+        if self.vint_pending {
+            s |= 0x0080;
+        }
         if self.sprite_flag_due(
             c,
             line,
@@ -937,12 +988,26 @@ impl Vdp {
         total
     }
 
-    /// Run the fill's steps due by `now`.
+    /// Run the fill's steps due by `now` (and by the latest status read
+    /// that left them, `fill_read`).
     #[inline]
     fn advance_fill(&mut self, c: &Clock, now: u64) {
-        if self.fill_left != 0 && now > self.fill_t {
-            self.advance_fill_slow(c, now);
+        if self.fill_left != 0 {
+            let now = now.max(self.fill_read);
+            if now > self.fill_t {
+                self.advance_fill_slow(c, now);
+            }
         }
+    }
+
+    /// Run the fill's steps up to the latest status read (which left them
+    /// for later, [`Vdp::read_status`]): VRAM, the length and source
+    /// registers and the address are then what they were after that read
+    /// with the steps run at each read. The system calls it at the end of
+    /// each frame and before an observer looks at the VDP mid-frame.
+    #[inline]
+    pub fn settle_fill(&mut self, c: &Clock) {
+        self.advance_fill(c, self.fill_read);
     }
 
     #[inline(never)]

@@ -438,9 +438,14 @@ impl System {
         self.hw.update_next_event();
         self.hw.process_events(origin.max(self.mclk()));
         let frame_end = origin + geom.mclk_per_frame();
-        self.run_cpu(frame_end, obs)?;
+        if let Err(e) = self.run_cpu(frame_end, obs) {
+            self.hw.vdp.settle_fill(&self.hw.clock);
+            return Err(e);
+        }
         self.hw.process_events(frame_end);
         self.hw.catch_up_z80(frame_end);
+        // A fill's steps left by status reads, before anyone looks.
+        self.hw.vdp.settle_fill(&self.hw.clock);
         if drawing {
             if let Some(img) = self.hw.shot.take() {
                 self.last_shot = Some((frame, img));

@@ -236,6 +236,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             let pc = regs.pc.wrapping_sub(4) & 0xFF_FFFF;
             if set.contains(pc) && reported != Some(pc) {
                 self.hw.clock.cpu_cycles = cpu.cycles();
+                self.hw.vdp.settle_fill(&self.hw.clock);
                 let view = SystemView {
                     regs,
                     wram: &self.hw.wram,

@@ -273,6 +273,8 @@ fn fill_and_copy() {
     // DMA busy until the end, with the fill under way; the length
     // registers count down.
     assert_ne!(v.read_status(&c, line_at(230) + 100, 0) & 2, 0);
+    // (A status read leaves the steps for later: `settle_fill` runs them.)
+    v.settle_fill(&c);
     assert!(v.regs[19] < 16 && v.regs[19] > 0);
     assert_eq!(v.read_status(&c, span.end, 0) & 2, 0);
     assert_eq!((v.regs[19], v.regs[20], v.regs[21]), (0, 0, 16));
@@ -336,6 +338,136 @@ fn fill_length_zero_is_64k() {
     let (span, bytes, _) = v.write_data(&c, 0x5500, 0).fill.unwrap();
     assert_eq!(bytes, 0x10000);
     assert!(span.end - span.start > 4 * 262 * MCLK_PER_LINE);
+}
+
+/// What a test of the fill sees of the VDP: memories, registers, working
+/// address, code and DMA busy time.
+#[derive(Debug, PartialEq)]
+struct FillState {
+    vram: Vec<u8>,
+    cram: Vec<u16>,
+    vsram: Vec<u16>,
+    regs: Vec<u8>,
+    addr: u16,
+    code: u8,
+    busy_until: u64,
+}
+
+fn fill_state(v: &Vdp) -> FillState {
+    FillState {
+        vram: v.vram.to_vec(),
+        cram: v.cram.to_vec(),
+        vsram: v.vsram.to_vec(),
+        regs: v.regs.to_vec(),
+        addr: v.address(),
+        code: v.code(),
+        busy_until: v.dma_busy_until(),
+    }
+}
+
+/// Status reads during a fill leave its steps for later, and the common
+/// read takes a shortcut (the fast way); run both ways, with the full read
+/// (`read_status_full`) and `settle_fill` after every read (each read runs
+/// the steps due by it: the slow way, as before), over fills of VRAM, CRAM and
+/// VSRAM (one of 64 KB, running over several frames) with data writes into
+/// them and random reads: every status word is the same, and so is the
+/// whole fill state after every line start, write and frame.
+#[test]
+fn status_reads_during_a_fill_match_both_ways() {
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut rnd = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    let mut deferred = 0;
+    for case in 0..12u64 {
+        let (mut fast, c0) = vdp_h40();
+        fast.regs[15] = 1 + (case % 3) as u8;
+        let g = fast.current_geometry();
+        let mut slow = fast.clone();
+        let frame_mclk = MCLK_PER_LINE * g.lines as u64;
+        let mut fills = 0;
+        for f in 0..4u64 {
+            let origin = f * frame_mclk;
+            let c = if f == 0 { c0 } else { clock(origin, g, f) };
+            if f > 0 {
+                let ended = clock(origin - frame_mclk, g, f - 1);
+                fast.begin_frame(&ended, origin);
+                slow.begin_frame(&ended, origin);
+            }
+            assert_eq!(
+                fill_state(&fast),
+                fill_state(&slow),
+                "case {case} frame {f}"
+            );
+            for idx in 0..g.lines as u64 {
+                let line = ((g.active as u64 + idx) % g.lines as u64) as u16;
+                let t0 = origin + idx * MCLK_PER_LINE;
+                fast.line_start(&c, line);
+                slow.line_start(&c, line);
+                assert_eq!(
+                    fill_state(&fast),
+                    fill_state(&slow),
+                    "case {case} line {line}"
+                );
+                let mut t = t0;
+                while t < t0 + MCLK_PER_LINE {
+                    t += 7 * (1 + rnd(200));
+                    if t >= t0 + MCLK_PER_LINE {
+                        break;
+                    }
+                    match rnd(40) {
+                        0 if fast.dma_busy_until() <= t || rnd(4) == 0 => {
+                            // A new fill (VRAM, CRAM or VSRAM; length 0 is
+                            // 64 KB), or a data write into the one running.
+                            let len = [0u16, 0x0400, 0x0031, 0x0100][rnd(4) as usize];
+                            let cmd = [(0x4000u16, 0x0080u16), (0xC000, 0x0080), (0x4000, 0x0090)]
+                                [rnd(3) as usize];
+                            let addr = rnd(0x4000) as u16;
+                            let word = rnd(0x10000) as u16;
+                            for v in [&mut fast, &mut slow] {
+                                // Registers 19, 20 and 23 through the
+                                // control port, as the 68000 writes them.
+                                v.write_control(&c, 0x9300 | (len & 0xFF), t);
+                                v.write_control(&c, 0x9400 | (len >> 8), t);
+                                v.write_control(&c, 0x9780, t);
+                                v.write_control(&c, cmd.0 | addr, t);
+                                v.write_control(&c, cmd.1, t);
+                                v.write_data(&c, word, t);
+                            }
+                            fills += 1;
+                            assert_eq!(fill_state(&fast), fill_state(&slow), "case {case} fill");
+                        }
+                        1 => {
+                            fast.write_data(&c, 0x1234, t);
+                            slow.write_data(&c, 0x1234, t);
+                            assert_eq!(fill_state(&fast), fill_state(&slow), "case {case} write");
+                        }
+                        _ => {
+                            let a = fast.read_status(&c, t, 0xA400);
+                            let b = slow.read_status_full(&c, t, 0xA400);
+                            slow.settle_fill(&c);
+                            assert_eq!(a, b, "case {case} status at {t}");
+                            // The fast way taken: steps left for later.
+                            if (fast.regs[19], fast.address()) != (slow.regs[19], slow.address()) {
+                                deferred += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            fast.settle_fill(&c);
+            assert_eq!(
+                fill_state(&fast),
+                fill_state(&slow),
+                "case {case} end of frame {f}"
+            );
+        }
+        assert!(fills > 0);
+    }
+    assert!(deferred > 1000, "{deferred} reads left steps for later");
 }
 
 #[test]
