@@ -391,14 +391,38 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// window), else a bus access.
     #[inline(always)]
     pub fn read_prog(&mut self, addr: u32) -> R<u16> {
-        let fc = self.fc_prog();
-        let i = addr.wrapping_sub(self.win_base).rotate_right(1) as usize;
-        if let Some(&w) = self.win.get(i) {
-            self.b.window_fetch(addr, w, fc, self.c.cycles);
-            self.c.cycles += 4;
+        if let Some(w) = self.win_fetch(addr) {
             return Ok(w);
         }
+        let fc = self.fc_prog();
         self.read_prog_bus(addr, fc)
+    }
+
+    /// An instruction-stream fetch from the fetch window only: the word at
+    /// `addr` with the window fetch's report and time ([`Self::read_prog`]'s
+    /// window case), or `None` (nothing done) when `addr` is not in it.
+    #[inline(always)]
+    fn win_fetch(&mut self, addr: u32) -> Option<u16> {
+        let i = addr.wrapping_sub(self.win_base).rotate_right(1) as usize;
+        let &w = self.win.get(i)?;
+        let fc = self.fc_prog();
+        self.b.window_fetch(addr, w, fc, self.c.cycles);
+        self.c.cycles += 4;
+        Some(w)
+    }
+
+    /// IRC refilled from `pc` through the bus, then `pc` advanced
+    /// ([`Self::ext`] and [`Self::prefetch`] outside the fetch window); a
+    /// fault leaves both as they were. Out of line and returning only
+    /// `R<()>`, so that the window case's `Ok` is a constant the caller's
+    /// `?` folds (with the word in the `Result`, the window's `Ok` went
+    /// through the merge with this path's result and was tested).
+    #[inline(never)]
+    fn refill_irc_bus(&mut self) -> R<()> {
+        let fc = self.fc_prog();
+        self.c.irc = self.rw_fc(self.c.pc, fc)?;
+        self.c.pc = self.c.pc.wrapping_add(2);
+        Ok(())
     }
 
     /// A program fetch outside the fetch window (work-RAM code, the
@@ -415,8 +439,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     pub fn ext(&mut self) -> R<u16> {
         let v = self.c.irc;
-        self.c.irc = self.read_prog(self.c.pc)?;
-        self.c.pc = self.c.pc.wrapping_add(2);
+        if let Some(w) = self.win_fetch(self.c.pc) {
+            self.c.irc = w;
+            self.c.pc = self.c.pc.wrapping_add(2);
+            return Ok(v);
+        }
+        self.refill_irc_bus()?;
         Ok(v)
     }
     /// Two extension words as a long, only when both refills are in the
@@ -516,9 +544,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     pub fn prefetch(&mut self) -> R<()> {
         self.c.ird = self.c.irc;
-        self.c.irc = self.read_prog(self.c.pc)?;
-        self.c.pc = self.c.pc.wrapping_add(2);
-        Ok(())
+        if let Some(w) = self.win_fetch(self.c.pc) {
+            self.c.irc = w;
+            self.c.pc = self.c.pc.wrapping_add(2);
+            return Ok(());
+        }
+        self.refill_irc_bus()
     }
     /// Refill the whole queue from `target` (branches, jumps, returns): two
     /// program reads; afterwards `pc` = target + 4.

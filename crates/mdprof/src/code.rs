@@ -3,8 +3,9 @@
 //!
 //! The engine keeps one master-clock counter per 2-byte address
 //! ([`crate::pccost`]); at the end of the run `build` turns the executed
-//! addresses of the counted frames into [`InstrStat`]s (with their 68000
-//! disassembly, `retroprof_m68k::disasm`) and, where the symbols' DWARF line
+//! addresses of the counted frames into [`InstrStat`]s (their 68000
+//! disassembly, `retroprof_m68k::disasm`, made when an output shows it:
+//! [`CodeProfile::text`]) and, where the symbols' DWARF line
 //! tables cover them, into per source line figures ([`LineStat`], self
 //! cycles: the instructions at the line's addresses). Source text for the
 //! lines is read from the file DWARF names, looked up under `--source-dir`
@@ -27,6 +28,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use retroprof_megadrive::timing::M68K_DIVIDER;
 use retroprof_profile::{Frame, Sample, StackProfile};
@@ -75,6 +77,69 @@ pub struct CodeProfile {
     /// Addresses whose DWARF line lookup failed (corrupt line program);
     /// they count as instructions without a line.
     pub line_errors: u64,
+    /// What [`CodeProfile::text`] disassembles from.
+    pub disasm: Disasm,
+}
+
+/// The ROM and function index an instruction's text is disassembled from
+/// when an output shows it ([`CodeProfile::text`]): a run executes
+/// thousands of instructions and the reports show a few dozen, so none is
+/// disassembled at the end of the run. Empty in a default profile (no
+/// text). Two are equal when their ROM bytes and functions are.
+#[derive(Clone, Default)]
+pub struct Disasm(Option<Arc<DisasmSource>>);
+
+struct DisasmSource {
+    rom: Arc<retroprof_megadrive::Rom>,
+    /// Instructions below this address have a text ([`Attribution::rom_len`]).
+    ///
+    /// [`Attribution::rom_len`]: crate::engine::Attribution::rom_len
+    rom_len: u32,
+    index: Arc<FunctionIndex>,
+}
+
+impl Disasm {
+    /// Disassemble from `rom` with target names from `index`; addresses
+    /// at or past `rom_len` get no text (code in RAM).
+    pub fn new(
+        rom: Arc<retroprof_megadrive::Rom>,
+        rom_len: u32,
+        index: Arc<FunctionIndex>,
+    ) -> Disasm {
+        Disasm(Some(Arc::new(DisasmSource {
+            rom,
+            rom_len,
+            index,
+        })))
+    }
+}
+
+impl std::fmt::Debug for Disasm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Some(d) => f
+                .debug_struct("Disasm")
+                .field("rom_bytes", &d.rom.data.len())
+                .field("rom_len", &d.rom_len)
+                .finish_non_exhaustive(),
+            None => f.write_str("Disasm(none)"),
+        }
+    }
+}
+
+impl PartialEq for Disasm {
+    fn eq(&self, other: &Disasm) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.rom_len == b.rom_len
+                        && a.rom.data == b.rom.data
+                        && a.index.functions() == b.index.functions())
+            }
+            _ => false,
+        }
+    }
 }
 
 /// A source file named by DWARF.
@@ -95,8 +160,6 @@ pub struct InstrStat {
     pub function: usize,
     pub mclk: u64,
     pub cycles: f64,
-    /// 68000 disassembly (Motorola syntax); empty for code outside ROM.
-    pub text: String,
     /// Index into [`CodeProfile::lines`], when DWARF gives its line.
     pub line: Option<usize>,
 }
@@ -263,8 +326,10 @@ pub(crate) fn build(s: &Session, p: &Profiler, fidx: &[usize]) -> (CodeProfile, 
     let mut warnings = Vec::new();
     let pcs = &p.pcs;
     let debug = s.symbols.as_ref().and_then(|sy| sy.debug.as_ref());
-    let rom = &s.rom.data;
-    let mut code = CodeProfile::default();
+    let mut code = CodeProfile {
+        disasm: Disasm::new(s.rom.clone(), p.attr.rom_len(), s.index.clone()),
+        ..CodeProfile::default()
+    };
     let mut file_ids: BTreeMap<String, usize> = BTreeMap::new();
     let mut line_ids: BTreeMap<(usize, usize, u32), usize> = BTreeMap::new();
     let mut first_error: Option<(u32, String)> = None;
@@ -284,11 +349,6 @@ pub(crate) fn build(s: &Session, p: &Profiler, fidx: &[usize]) -> (CodeProfile, 
             continue;
         }
         let in_rom = pc < p.attr.rom_len();
-        let text = if in_rom {
-            disassemble(rom, &s.index, pc)
-        } else {
-            String::new()
-        };
         let mut line = None;
         if let (Some(d), true) = (debug, in_rom) {
             match d.try_location(pc as u64) {
@@ -329,7 +389,6 @@ pub(crate) fn build(s: &Session, p: &Profiler, fidx: &[usize]) -> (CodeProfile, 
             function: f,
             mclk: m,
             cycles: cyc(m),
-            text,
             line,
         });
     }
@@ -431,6 +490,16 @@ impl HotRow<'_> {
 }
 
 impl CodeProfile {
+    /// The 68000 disassembly (Motorola syntax) of instruction `i`, its
+    /// static target named after the function it falls in; empty for code
+    /// outside ROM (and in a profile with no [`Disasm`]).
+    pub fn text(&self, i: &InstrStat) -> String {
+        match &self.disasm.0 {
+            Some(d) if i.addr < d.rom_len => disassemble(&d.rom.data, &d.index, i.addr),
+            _ => String::new(),
+        }
+    }
+
     /// Any source lines (DWARF line tables covered executed code)?
     pub fn has_lines(&self) -> bool {
         !self.lines.is_empty()
@@ -528,7 +597,7 @@ fn row_place(c: &CodeProfile, row: &HotRow) -> (String, String) {
                 c.instructions
                     .binary_search_by_key(&l.first_addr, |i| i.addr)
                     .ok()
-                    .map(|k| c.instructions[k].text.clone())
+                    .map(|k| c.text(&c.instructions[k]))
                     .unwrap_or_default()
             });
             (
@@ -536,14 +605,14 @@ fn row_place(c: &CodeProfile, row: &HotRow) -> (String, String) {
                 text,
             )
         }
-        HotRow::Instr(i) => (
-            format!("{:06x}", i.addr),
-            if i.text.is_empty() {
+        HotRow::Instr(i) => (format!("{:06x}", i.addr), {
+            let text = c.text(i);
+            if text.is_empty() {
                 "(code in RAM)".to_string()
             } else {
-                i.text.clone()
-            },
-        ),
+                text
+            }
+        }),
         HotRow::Entry(_) => ("-".to_string(), "(exception entry)".to_string()),
     }
 }
@@ -667,7 +736,7 @@ pub fn lines_csv<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
                     l.instructions,
                     l.text.clone().unwrap_or_default(),
                 ),
-                HotRow::Instr(i) => (String::new(), String::new(), 1, i.text.clone()),
+                HotRow::Instr(i) => (String::new(), String::new(), 1, c.text(i)),
                 HotRow::Entry(_) => unreachable!("filtered above"),
             };
             writeln!(

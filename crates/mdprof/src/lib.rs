@@ -124,11 +124,15 @@ impl Default for ProfileOptions {
 
 /// A ROM ready to profile.
 pub struct Session {
-    pub rom: Rom,
+    /// Shared with the report's [`code::CodeProfile`] (the disassembly of
+    /// its instructions).
+    pub rom: std::sync::Arc<Rom>,
     /// How the ROM is named in reports.
     pub rom_label: String,
     pub symbols: Option<Symbols>,
-    pub index: FunctionIndex,
+    /// Shared with the report's [`code::CodeProfile`] (its instructions'
+    /// disassembly names branch targets after functions).
+    pub index: std::sync::Arc<FunctionIndex>,
     pub attribution: Attribution,
     pub options: ProfileOptions,
     pub idle_found: Vec<String>,
@@ -282,10 +286,10 @@ impl Session {
             .map(|w| parse_watch(w, symbols.as_ref().map(|s| &s.table)))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Session {
-            rom,
+            rom: std::sync::Arc::new(rom),
             rom_label,
             symbols,
-            index,
+            index: std::sync::Arc::new(index),
             attribution,
             options,
             idle_found,

@@ -48,14 +48,112 @@ pub fn frames_csv<W: Write>(r: &Report, mut w: W) -> Result<(), OutputError> {
             if i > 0 {
                 row.push(',');
             }
-            row.push_str(&(c.get)(r, f).csv());
+            push_csv_cell(&mut row, &(c.get)(r, f));
         }
-        for v in &f.watch {
-            let _ = write!(row, ",{v}");
+        for &v in &f.watch {
+            row.push(',');
+            push_u64(&mut row, v as u64);
         }
-        writeln!(w, "{row}")?;
+        row.push('\n');
+        w.write_all(row.as_bytes())?;
     }
     Ok(())
+}
+
+/// Append `c` as [`crate::columns::Cell::csv`] writes it, into one
+/// buffer and without `core::fmt` for the numbers (the per-frame CSV's
+/// rows: one per frame of every run).
+pub fn push_csv_cell(row: &mut String, c: &crate::columns::Cell) {
+    use crate::columns::Cell;
+    match *c {
+        Cell::Count(v) | Cell::Bytes(v) | Cell::WholeCycles(v) => push_u64(row, v),
+        Cell::Cycles(v) => push_fixed(row, v, 1),
+        Cell::Pct(v) => push_fixed(row, v, 2),
+        Cell::Flag(b) => row.push(if b { '1' } else { '0' }),
+        Cell::Line(None) => row.push_str("-1"),
+        Cell::Line(Some(v)) => push_u64(row, v as u64),
+        Cell::OptCycles(c) => {
+            if let Some(v) = c {
+                push_fixed(row, v, 1)
+            }
+        }
+        Cell::Text(t) => push_csv_field(row, t.unwrap_or_default()),
+        Cell::Name(n) => push_csv_field(row, n.unwrap_or_default()),
+    }
+}
+
+/// [`csv_field`] appended to `row`.
+fn push_csv_field(row: &mut String, s: &str) {
+    if s.contains([',', '"', '\n', '\r']) {
+        row.push_str(&csv_field(s));
+    } else {
+        row.push_str(s);
+    }
+}
+
+/// `v` in decimal, as `{v}` writes it.
+fn push_u64(row: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    for &b in &buf[i..] {
+        row.push(b as char);
+    }
+}
+
+/// `v` with `digits` (1 or 2) decimals, as `{v:.1}` / `{v:.2}` writes
+/// it: the exact binary value rounded to the nearest, ties to even (what
+/// `core::fmt` does), from the value's mantissa and exponent in integer
+/// arithmetic. Negative, non-finite and very large values (none of the
+/// per-frame figures) go through `core::fmt` itself.
+fn push_fixed(row: &mut String, v: f64, digits: u32) {
+    let scale: u64 = if digits == 1 { 10 } else { 100 };
+    if !(v.is_finite() && v < 1e15) || v.is_sign_negative() || digits > 2 {
+        let _ = write!(row, "{v:.*}", digits as usize);
+        return;
+    }
+    // v = mant * 2^e exactly.
+    let bits = v.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mant, e) = if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1 << 52), exp - 1075)
+    };
+    // q = v * scale rounded to the nearest integer, ties to even.
+    let q: u64 = if e >= 0 {
+        (mant << e) * scale // v < 1e15: an integer that fits
+    } else {
+        let s = (-e) as u32;
+        let n = mant as u128 * scale as u128; // < 2^60
+        if s >= 128 {
+            0 // below 2^-68: rounds to 0
+        } else {
+            let q = (n >> s) as u64;
+            let r = n & ((1u128 << s) - 1);
+            let half = 1u128 << (s - 1);
+            if r > half || (r == half && q & 1 == 1) {
+                q + 1
+            } else {
+                q
+            }
+        }
+    };
+    push_u64(row, q / scale);
+    row.push('.');
+    let f = q % scale;
+    if digits == 2 && f < 10 {
+        row.push('0');
+    }
+    push_u64(row, f);
 }
 
 /// Header of [`functions_csv`].

@@ -331,14 +331,18 @@ pub fn validate_against_rom_bytes(syms: &Symbols, rom: &[u8]) -> Vec<String> {
         let n = s.data.len().min(rom.len() - start);
         let mut diff = 0usize;
         let mut first = None;
-        for i in 0..n {
-            let a = start + i;
-            if (0x18E..0x190).contains(&a) {
+        // The section's bytes before and after the checksum, compared as
+        // slices (counted byte by byte only where they differ).
+        let end = start + n;
+        for (lo, hi) in [(start, end.min(0x18E)), (start.max(0x190), end)] {
+            if lo >= hi {
                 continue;
             }
-            if s.data[i] != rom[a] {
-                diff += 1;
-                first.get_or_insert(a);
+            let (a, b) = (&s.data[lo - start..hi - start], &rom[lo..hi]);
+            if a != b {
+                diff += a.iter().zip(b).filter(|(x, y)| x != y).count();
+                let at = a.iter().zip(b).position(|(x, y)| x != y);
+                first.get_or_insert(lo + at.unwrap_or(0));
             }
         }
         if diff > 0 {

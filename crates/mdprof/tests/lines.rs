@@ -202,7 +202,8 @@ fn release_build_shows_mains_hot_instructions() {
         let HotRow::Instr(i) = row else {
             panic!("main has no DWARF lines: {row:?}");
         };
-        assert!(!i.text.is_empty() && !i.text.starts_with('('), "{i:?}");
+        let text = r.code.text(i);
+        assert!(!text.is_empty() && !text.starts_with('('), "{i:?}: {text}");
     }
     let text = code::terminal_section(r, false);
     assert!(text.contains("hot instructions"), "{text}");
@@ -350,5 +351,129 @@ fn pprof_has_line_entries_for_burn() {
                 l.cycles
             );
         }
+    }
+}
+
+/// The per-frame CSV writes its numbers by hand (output::push_csv_cell);
+/// both ways: every row equals the columns' own `Cell::csv` strings
+/// joined, over random frames with the figures a run gives (master clocks
+/// / 7, percentages, exact ties such as x.25 and x.125, zero) and edge
+/// values (negative, non-finite, huge, tiny), names that need quoting,
+/// absent lines and `--watch` values.
+#[test]
+fn frames_csv_matches_the_columns_formatting() {
+    use retroprof_mdprof::columns::csv_columns;
+    use retroprof_mdprof::output::{frames_csv, frames_csv_header};
+    use retroprof_mdprof::report::{FrameFunction, FrameRecord, FunctionStats, WatchSpec};
+    let mut rng = retroprof_testkit::SplitMix64::new(0x5EED_C5F1);
+    let edge = [
+        0.0,
+        -0.0,
+        0.05,
+        0.25,
+        0.125,
+        0.995,
+        -1.25,
+        1e15,
+        9.99e14,
+        1e300,
+        5e-324,
+        1e-30,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    let fig = |rng: &mut retroprof_testkit::SplitMix64| -> f64 {
+        match rng.below(6) {
+            0 => rng.below(1 << 40) as f64 / 7.0,
+            1 => rng.below(1 << 20) as f64 * 0.125,
+            2 => rng.below(10_000_000) as f64 / 7.0 * 100.0 / 128_005.7,
+            3 => rng.below(1 << 30) as f64 / 100.0,
+            4 => edge[rng.below(edge.len() as u64) as usize],
+            _ => f64::from_bits(rng.below(u64::MAX)),
+        }
+    };
+    for kdebug in [false, true] {
+        let mut r = Report::default();
+        for name in ["main", "a,b", "say \"hi\"", "line\nbreak", ""] {
+            r.functions.push(FunctionStats {
+                name: name.into(),
+                ..FunctionStats::default()
+            });
+        }
+        r.watches = ["0xFF0000:w", "x,y"]
+            .iter()
+            .map(|s| WatchSpec {
+                spec: s.to_string(),
+                symbol: None,
+                addr: 0xFF_0000,
+                size: 2,
+            })
+            .collect();
+        if kdebug {
+            let mut k = retroprof_mdprof::kdebug::KDebugReport::default();
+            k.timer.spans = 1;
+            r.kdebug = Some(k);
+        }
+        for i in 0..4000u64 {
+            let line = |rng: &mut retroprof_testkit::SplitMix64| {
+                (rng.below(3) != 0).then(|| rng.below(65536) as u16)
+            };
+            let big = |rng: &mut retroprof_testkit::SplitMix64| match rng.below(3) {
+                0 => rng.below(u64::MAX),
+                1 => rng.below(10),
+                _ => rng.below(1_000_000),
+            };
+            let top = (0..rng.below(3))
+                .map(|_| FrameFunction {
+                    function: rng.below(7) as usize,
+                    cycles: fig(&mut rng),
+                })
+                .collect();
+            r.frames.push(FrameRecord {
+                frame: if i % 97 == 0 { u64::MAX - i } else { i },
+                counted: rng.below(2) == 0,
+                busy_cycles: fig(&mut rng),
+                idle_cycles: fig(&mut rng),
+                frame_cycles: fig(&mut rng),
+                load_pct: fig(&mut rng),
+                dropped: rng.below(2) == 0,
+                loading: [None, Some(retroprof_mdprof::gameplay::Loading::Stall)]
+                    [rng.below(2) as usize],
+                loop_starts: big(&mut rng) as u32,
+                idle_enter_line: line(&mut rng),
+                loop_start_line: line(&mut rng),
+                dma_vblank_bytes: big(&mut rng),
+                dma_active_bytes: big(&mut rng),
+                dma_fill_copy_bytes: big(&mut rng),
+                dma_last_line: line(&mut rng),
+                dma_freeze_cycles: fig(&mut rng),
+                fifo_wait_cycles: fig(&mut rng),
+                refresh_cycles: fig(&mut rng),
+                z80_stall_cycles: fig(&mut rng),
+                interrupts: big(&mut rng) as u32,
+                instructions: big(&mut rng),
+                top,
+                watch: vec![big(&mut rng) as u32, u32::MAX - i as u32],
+                kdebug_timer_spans: big(&mut rng),
+                kdebug_timer_cycles: big(&mut rng),
+            });
+        }
+        let mut want = frames_csv_header(&r);
+        want.push('\n');
+        let cols: Vec<_> = csv_columns(&r).collect();
+        for f in &r.frames {
+            let mut cells: Vec<String> = cols.iter().map(|c| (c.get)(&r, f).csv()).collect();
+            cells.extend(f.watch.iter().map(|v| v.to_string()));
+            want.push_str(&cells.join(","));
+            want.push('\n');
+        }
+        let mut got = Vec::new();
+        frames_csv(&r, &mut got).unwrap();
+        let got = String::from_utf8(got).unwrap();
+        for (k, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+            assert_eq!(g, w, "row {k} (kdebug columns: {kdebug})");
+        }
+        assert_eq!(got, want);
     }
 }

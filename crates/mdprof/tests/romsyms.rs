@@ -275,3 +275,95 @@ fn test_roms_with_dwarf() {
     }
     assert!(contexts > 0, "the test ROMs inline something");
 }
+
+/// `validate_against_rom_bytes` compares the bytes outside the header
+/// checksum as slices; both ways: its warnings equal those of a byte by
+/// byte count (the checksum's 2 bytes skipped) for sections at random
+/// places (before, across and after the checksum, past the ROM's end) and
+/// random bytes changed, the checksum's included.
+#[test]
+fn rom_byte_check_matches_the_byte_by_byte_count() {
+    use retroprof_symbols::CodeSection;
+    let roms = shared_roms();
+    let mut syms = Symbols::load_elf(&roms.join("vnmd/rom.out")).unwrap();
+    let rom = std::fs::read(roms.join("vnmd/rom.bin")).unwrap();
+    let mut rng = retroprof_testkit::SplitMix64::new(0x0C0D_E5EC);
+    let reference = |syms: &Symbols, rom: &[u8]| -> Vec<String> {
+        let mut w = Vec::new();
+        for s in &syms.code_sections {
+            let start = (s.addr & 0xFF_FFFF) as usize;
+            if start >= rom.len() {
+                continue;
+            }
+            let n = s.data.len().min(rom.len() - start);
+            let (mut diff, mut first) = (0usize, None);
+            for i in 0..n {
+                let a = start + i;
+                if !(0x18E..0x190).contains(&a) && s.data[i] != rom[a] {
+                    diff += 1;
+                    first.get_or_insert(a);
+                }
+            }
+            if diff > 0 {
+                w.push(format!(
+                    "{}: section {} differs from the ROM in {diff} of {n} bytes (first at 0x{:06x}); \
+                     the symbols may be from another build",
+                    syms.path.display(),
+                    s.name,
+                    first.unwrap_or(0)
+                ));
+            }
+            if s.data.len() > n {
+                w.push(format!(
+                    "{}: section {} (0x{:x} bytes at 0x{:06x}) runs past the {}-byte ROM",
+                    syms.path.display(),
+                    s.name,
+                    s.data.len(),
+                    start,
+                    rom.len()
+                ));
+            }
+        }
+        w
+    };
+    let starts = [0usize, 0x100, 0x18D, 0x18E, 0x18F, 0x190, 0x191, 0x200];
+    let (mut same, mut differ) = (0, 0);
+    for case in 0..400 {
+        let start = if case % 2 == 0 {
+            starts[rng.below(starts.len() as u64) as usize]
+        } else {
+            rng.below(rom.len() as u64 + 16) as usize
+        };
+        let len = match rng.below(3) {
+            0 => rng.below(8) as usize,
+            1 => rng.below(0x400) as usize,
+            _ => rom.len() + 8 - start.min(rom.len()),
+        };
+        let mut data: Vec<u8> = (0..len)
+            .map(|i| rom.get(start + i).copied().unwrap_or(0xFF))
+            .collect();
+        for _ in 0..rng.below(4) {
+            if !data.is_empty() {
+                let k = if rng.below(2) == 0 {
+                    0x18E_usize.saturating_sub(start).min(data.len() - 1)
+                } else {
+                    rng.below(data.len() as u64) as usize
+                };
+                data[k] ^= 1 + rng.below(255) as u8;
+            }
+        }
+        syms.code_sections = vec![CodeSection {
+            name: format!(".text{case}"),
+            addr: start as u64 | (0xE000_0000 * rng.below(2)),
+            data,
+        }];
+        let want = reference(&syms, &rom);
+        if want.iter().any(|w| w.contains("differs")) {
+            differ += 1;
+        } else {
+            same += 1;
+        }
+        assert_eq!(validate_against_rom_bytes(&syms, &rom), want, "case {case}");
+    }
+    assert!(same > 50 && differ > 50, "same {same} differ {differ}");
+}

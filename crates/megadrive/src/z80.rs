@@ -49,6 +49,15 @@ pub struct Z80Sys {
     /// bank-window read there is one load (see `Z80Ctx::bank_rom`); on by
     /// default. Tests clear it to make every access take the full path.
     pub bank_cache: bool,
+    /// PC at the start of the last run. A run that starts at the same PC
+    /// made no way (an idle loop, `HALT`), and only then (or halted) does
+    /// the core look for an idle loop to pass over; a busy driver (the XGM
+    /// mixer) saves the look-up every run. Stepping an idle loop gives the
+    /// same state as passing over it, so this only moves time.
+    last_run_pc: u16,
+    /// Look for an idle loop at every run, as without `last_run_pc`; off
+    /// by default. Tests set it to run both ways.
+    pub idle_pass_always: bool,
 }
 
 /// The grid of [`ReferenceRules::z80_restart_grid`]: one Z80 clock.
@@ -88,6 +97,8 @@ impl Z80Sys {
             m68k_bus_busy: (0, 0),
             rules: ReferenceRules::default(),
             bank_cache: true,
+            last_run_pc: 0,
+            idle_pass_always: false,
         }
     }
 
@@ -96,6 +107,7 @@ impl Z80Sys {
     }
 
     /// Run the Z80 until its clock reaches `target` (mclk).
+    #[inline]
     pub fn run_until(&mut self, target: u64, cart: &Cart, wram: &mut [u8; 0x10000]) {
         if self.clock >= target {
             return;
@@ -104,6 +116,14 @@ impl Z80Sys {
             self.clock = target;
             return;
         }
+        self.run_to(target, cart, wram);
+    }
+
+    /// [`Z80Sys::run_until`] when the Z80 runs: out of line, so that a
+    /// caught-up or held Z80 costs a few tests and no prologue of the run
+    /// (the core is inlined here).
+    #[inline(never)]
+    fn run_to(&mut self, target: u64, cart: &Cart, wram: &mut [u8; 0x10000]) {
         let mut bus = Z80Ctx {
             ram: &mut self.ram,
             ym: &mut self.ym,
@@ -131,10 +151,17 @@ impl Z80Sys {
             phase_start: self.clock + BANK_PHASE_SHIFT[self.rules.bank_stall_before_wait as usize],
         };
         bus.find_bank_rom();
-        let target_t = (target - self.clock).div_ceil(Z80_DIVIDER);
+        // `div_ceil` as one add and a division: mclk times stay far below
+        // 2^63, so the add cannot overflow (`div_ceil` costs about 6 more
+        // host instructions a call).
+        #[allow(clippy::manual_div_ceil)]
+        let target_t = (target - self.clock + (Z80_DIVIDER - 1)) / Z80_DIVIDER;
+        let pc = self.cpu.pc;
+        let idle_pass = pc == self.last_run_pc || self.cpu.halted || self.idle_pass_always;
+        self.last_run_pc = pc;
         // The core's T-state counter is relative to this call's start.
         self.cpu.tstates = 0;
-        self.cpu.run_until(&mut bus, target_t);
+        self.cpu.run_until_with(&mut bus, target_t, idle_pass);
         let tstates = self.cpu.tstates;
         self.clock += tstates * Z80_DIVIDER;
         self.bad_bank_accesses += bus.bad;

@@ -557,7 +557,9 @@ pub fn clone_base_name(name: &str) -> &str {
         ".localalias",
         ".specialized",
     ];
-    if name.starts_with('.') {
+    // Every suffix starts with a dot: a name without one has none (most
+    // names; this runs for every function at start-up).
+    if name.starts_with('.') || !name.contains('.') {
         return name;
     }
     let mut cut = name.len();

@@ -84,9 +84,12 @@ impl Default for Z80 {
 
 macro_rules! pair_accessors {
     ($($get:ident $set:ident $lo:ident;)*) => {$(
+        /// One 16-bit load (two byte loads joined let LLVM test the high
+        /// byte alone and keep both loads: `ADD A,(HL)` read H and L apart).
         #[inline(always)]
         pub fn $get(&self) -> u16 {
-            u16::from_le_bytes([self.reg[$lo], self.reg[$lo + 1]])
+            let pair: &[u8; 2] = self.reg[$lo..$lo + 2].try_into().unwrap();
+            u16::from_le_bytes(*pair)
         }
         #[inline(always)]
         pub fn $set(&mut self, v: u16) {

@@ -129,8 +129,21 @@ impl Z80 {
     /// stepping there (see `skip_idle`).
     #[inline]
     pub fn run_until<Bs: Bus>(&mut self, bus: &mut Bs, until: u64) {
+        self.run_until_with(bus, until, true);
+    }
+
+    /// [`Z80::run_until`], looking for an idle loop at the start only if
+    /// `idle_pass` is set. The pass is the same as stepping (see
+    /// `skip_idle`), so leaving it out changes no result, only the time a
+    /// call takes: a host that knows the CPU is busy (the Mega Drive's
+    /// catch-up, when the last call did not end where it started) saves the
+    /// look-up. Always inlined, so that the host's catch-up and the run
+    /// are one function (no second prologue, register-file spill and call
+    /// a run); [`Z80::run_until`] is the one out-of-line copy per bus.
+    #[inline(always)]
+    pub fn run_until_with<Bs: Bus>(&mut self, bus: &mut Bs, until: u64, idle_pass: bool) {
         let mut cpu = self.clone();
-        if cpu.tstates < until {
+        if idle_pass && cpu.tstates < until {
             cpu.skip_idle(bus, until);
         }
         let mut ts = Hot::of(&cpu, until);

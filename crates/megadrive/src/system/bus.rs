@@ -77,8 +77,9 @@ impl Hw {
         self.clock.mclk_at(now)
     }
 
-    /// Side-effect-free word read for DMA sources.
-    pub(super) fn peek_word(&self, addr: u32) -> u16 {
+    /// Side-effect-free word read for DMA sources; `open_bus`: the latch
+    /// (the running bus's, [`Bus68k::open_bus`]).
+    pub(super) fn peek_word(&self, addr: u32, open_bus: u16) -> u16 {
         let a = addr & 0xFF_FFFF;
         if a < 0x40_0000 {
             self.cart.read_word(a & !1).unwrap_or(0xFFFF)
@@ -86,7 +87,7 @@ impl Hw {
             let i = (a & 0xFFFE) as usize;
             u16::from_be_bytes([self.wram[i], self.wram[i + 1]])
         } else {
-            self.open_bus
+            open_bus
         }
     }
 }
@@ -97,6 +98,26 @@ impl Hw {
 pub(super) struct Bus68k<'a, O: MdObserver + ?Sized> {
     pub(super) hw: &'a mut Hw,
     pub(super) obs: &'a mut O,
+    /// The open-bus latch while this bus exists ([`Hw::open_bus`] taken
+    /// by [`Bus68k::new`] and written back when the bus is dropped): one
+    /// pointer away from the core's context instead of two, for the store
+    /// at every fetch-window word and work-RAM read.
+    pub(super) open_bus: u16,
+}
+
+impl<'a, O: MdObserver + ?Sized> Bus68k<'a, O> {
+    /// The bus of `hw` reporting to `obs`; `hw`'s open-bus latch is
+    /// carried in the bus until it is dropped.
+    pub(super) fn new(hw: &'a mut Hw, obs: &'a mut O) -> Self {
+        let open_bus = hw.open_bus;
+        Bus68k { hw, obs, open_bus }
+    }
+}
+
+impl<O: MdObserver + ?Sized> Drop for Bus68k<'_, O> {
+    fn drop(&mut self) {
+        self.hw.open_bus = self.open_bus;
+    }
 }
 
 impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
@@ -122,7 +143,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             self.hw.counters.unmapped_fetches += 1;
             self.hw.fetches_this_frame += 1;
         }
-        self.hw.open_bus
+        self.open_bus
     }
 
     fn io_read_byte(&mut self, addr: u32, now: u64) -> u8 {
@@ -131,12 +152,12 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             0xA1_0000..=0xA1_001F => self.hw.io.read((addr >> 1) & 0xF, m),
             0xA1_1100 => {
                 self.hw.catch_up_z80(m);
-                (self.hw.open_bus >> 8) as u8 & 0xFE | self.hw.z80.busack_bit()
+                (self.open_bus >> 8) as u8 & 0xFE | self.hw.z80.busack_bit()
             }
-            0xA1_1101 => self.hw.open_bus as u8,
+            0xA1_1101 => self.open_bus as u8,
             _ => {
                 self.hw.counters.unmapped_reads += 1;
-                (self.hw.open_bus >> if addr & 1 == 0 { 8 } else { 0 }) as u8
+                (self.open_bus >> if addr & 1 == 0 { 8 } else { 0 }) as u8
             }
         }
     }
@@ -220,14 +241,11 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
                 self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
                 (v, cycles)
             }
-            0x04 => (
-                self.hw.vdp.read_status(&self.hw.clock, m, self.hw.open_bus),
-                0,
-            ),
+            0x04 => (self.hw.vdp.read_status(&self.hw.clock, m, self.open_bus), 0),
             0x08 | 0x0C => (self.hw.vdp.read_hv(&self.hw.clock, m), 0),
             _ => {
                 self.hw.counters.unmapped_reads += 1;
-                (self.hw.open_bus, 0)
+                (self.open_bus, 0)
             }
         }
     }
@@ -317,7 +335,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     fn cpu_dma(&mut self, source: u32, words: u32, target: DmaTarget, m: u64) -> u32 {
         let mut src = source;
         for _ in 0..words {
-            let w = self.hw.peek_word(src);
+            let w = self.hw.peek_word(src, self.open_bus);
             self.hw.vdp.store(w);
             // The source address wraps within its 128 KB window
             // (genvdp.txt: register 23's bits do not increment).
@@ -683,12 +701,12 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
             0xE0..=0xFF => {
                 let i = (addr & 0xFFFE) as usize;
                 let v = u16::from_be_bytes([self.hw.wram[i], self.hw.wram[i + 1]]);
-                self.hw.open_bus = v;
+                self.open_bus = v;
                 Read::ok(v)
             }
             0x00..=0x3F => match self.hw.cart.read_word(addr) {
                 Some(v) => {
-                    self.hw.open_bus = v;
+                    self.open_bus = v;
                     Read::ok(v)
                 }
                 None => self.read_word_slow(addr, fc, now),
@@ -731,7 +749,7 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         let i = (addr & 0xFFFF) as usize;
         let b: [u8; 4] = self.hw.wram.get(i..i + 4)?.try_into().ok()?;
         let v = u32::from_be_bytes(b);
-        self.hw.open_bus = v as u16;
+        self.open_bus = v as u16;
         Some(v)
     }
 
@@ -794,13 +812,13 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
     #[inline(always)]
     fn window_fetch(&mut self, _addr: u32, word: u16, _fc: FunctionCode, _now: u64) {
         // What `read_word`'s cartridge branch does besides the read.
-        self.hw.open_bus = word;
+        self.open_bus = word;
     }
 
     #[inline(always)]
     fn window_fetch_pair(&mut self, _addr: u32, _w0: u16, w1: u16, _fc: FunctionCode, _now: u64) {
         // The second word is the latch's value after both.
-        self.hw.open_bus = w1;
+        self.open_bus = w1;
     }
 
     fn program_word(&mut self, addr: u32) -> Option<u16> {

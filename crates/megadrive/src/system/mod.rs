@@ -222,11 +222,10 @@ impl System {
             halted: false,
         };
         // Reset: the CPU reads SSP and PC from the vectors.
-        let mut bus = Bus68k {
-            hw: &mut sys.hw,
-            obs: &mut (),
-        };
+        let mut no_observer = ();
+        let mut bus = Bus68k::new(&mut sys.hw, &mut no_observer);
         sys.cpu.reset(&mut bus);
+        drop(bus);
         sys
     }
 

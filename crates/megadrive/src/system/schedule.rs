@@ -139,14 +139,13 @@ impl System {
             return Ok(());
         }
         let target_cycles = mclk_to_m68k_ceil(target - self.hw.clock.base);
-        let mut bus = Bus68k {
-            hw: &mut self.hw,
-            obs,
-        };
+        let mut bus = Bus68k::new(&mut self.hw, obs);
         let stop = match &self.breakpoints {
             None => self.cpu.run_on(&mut bus, target_cycles),
             Some(set) => bus.run_with_breakpoints(&mut self.cpu, set, target_cycles),
         };
+        // The open-bus latch back into `hw`.
+        drop(bus);
         if stop == Stop::Halted || self.hw.seam.halted {
             self.halted = true;
             return Err(RunError::Halted {

@@ -530,3 +530,79 @@ fn bank_rom_cache_matches_the_full_path() {
     }
     assert_eq!(runs, 2 * 7 * 400);
 }
+
+/// The idle-loop pass tried only when a run starts where the last one
+/// started (or halted; `Z80Sys::last_run_pc`) against trying it at every
+/// run (`idle_pass_always`) and against stepping every pass (a bus that
+/// cannot be peeked): a driver whose interrupt handler picks the next idle
+/// loop in turn (`JR $`, `HALT`, `JP $`, a `DJNZ` countdown then `JR $`),
+/// the IRQ raised now and then for a whole run, runs of 1 to 4,000 mclk
+/// from every mclk phase modulo 15. Every register, the clock and the RAM
+/// are the same after every run.
+#[test]
+fn idle_pass_hint_matches_trying_every_run() {
+    let c = cart();
+    let mut image = [0u8; 0x2000];
+    // 0000: ld sp,1F00 ; im 1 ; jp 0200
+    image[..8].copy_from_slice(&[0x31, 0x00, 0x1F, 0xED, 0x56, 0xC3, 0x00, 0x02]);
+    // 0038: pop hl ; ld a,(1800) ; inc a ; ld (1800),a ; and 3 ; add a,a ;
+    //       ld l,a ; ld h,01 ; ld e,(hl) ; inc hl ; ld d,(hl) ; ex de,hl ;
+    //       jp (hl): the next idle loop from the table at 0100.
+    image[0x38..0x4B].copy_from_slice(&[
+        0xE1, 0x3A, 0x00, 0x18, 0x3C, 0x32, 0x00, 0x18, 0xE6, 0x03, 0x87, 0x6F, 0x26, 0x01, 0x5E,
+        0x23, 0x56, 0xEB, 0xE9,
+    ]);
+    image[0x100..0x108].copy_from_slice(&[0x00, 0x02, 0x10, 0x02, 0x20, 0x02, 0x30, 0x02]);
+    // 0200: ei ; jr $
+    image[0x200..0x203].copy_from_slice(&[0xFB, 0x18, 0xFE]);
+    // 0210: ei ; halt ; jr 0211
+    image[0x210..0x214].copy_from_slice(&[0xFB, 0x76, 0x18, 0xFD]);
+    // 0220: ei ; jp 0221
+    image[0x220..0x224].copy_from_slice(&[0xFB, 0xC3, 0x21, 0x02]);
+    // 0230: ei ; ld b,20 ; djnz $ ; jr $
+    image[0x230..0x237].copy_from_slice(&[0xFB, 0x06, 0x20, 0x10, 0xFE, 0x18, 0xFE]);
+    let mut wram = [0u8; 0x10000];
+    for s in 0..15u64 {
+        let mut z = [Z80Sys::new(), Z80Sys::new()];
+        z[1].idle_pass_always = true;
+        for zi in z.iter_mut() {
+            zi.ram.copy_from_slice(&image);
+            zi.set_reset(false, 500 + s);
+        }
+        let mut reference = z[0].cpu.clone();
+        let mut ram = Stepped(image, false);
+        let mut ref_clock = z[0].clock;
+        let mut seed = 0x9E37_79B9u32 ^ s as u32;
+        let mut ends = Vec::new();
+        for k in 0..600u32 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let irq = (seed >> 8).is_multiple_of(8);
+            let target = z[0].clock.max(z[1].clock) + 1 + (seed >> 16) as u64 % 4_000;
+            for zi in z.iter_mut() {
+                zi.irq = irq;
+                zi.run_until(target, &c, &mut wram);
+            }
+            ram.1 = irq;
+            let t = (target - ref_clock).div_ceil(Z80_DIVIDER);
+            reference.tstates = 0;
+            reference.run_until(&mut ram, t);
+            ref_clock += reference.tstates * Z80_DIVIDER;
+            assert_eq!(z[0].cpu, z[1].cpu, "phase {s} run {k}");
+            assert_eq!(z[0].cpu, reference, "phase {s} run {k}");
+            assert_eq!(
+                (z[0].clock, z[1].clock),
+                (ref_clock, ref_clock),
+                "phase {s} run {k}"
+            );
+            assert!(z[0].ram[..] == z[1].ram[..] && z[0].ram[..] == ram.0[..]);
+            ends.push(z[0].cpu.pc);
+        }
+        // Runs ended in every idle loop, several times.
+        for pc in [0x201, 0x211, 0x221, 0x235] {
+            assert!(
+                ends.iter().filter(|&&e| e == pc).count() > 5,
+                "phase {s} {pc:04X}"
+            );
+        }
+    }
+}
