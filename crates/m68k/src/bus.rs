@@ -263,6 +263,10 @@ pub trait Bus {
     /// the interrupt level as it is; and every boundary end before `limit`
     /// (the fast path would stop there). It then updates its own state as
     /// the skipped boundaries would have, and the core continues at `end`.
+    /// The bus may itself make the observer reports of passes it skipped
+    /// before the last `passes` ones (the same reports, in the same order,
+    /// as running those passes would have made); the core reports the last
+    /// `passes`, and continues at `end` even when `passes` is 0.
     /// Default: skip nothing.
     #[inline(always)]
     fn poll_skip(&mut self, _pass: &PollPass, now: u64, _limit: u64) -> PollSkip {
@@ -274,6 +278,8 @@ pub trait Bus {
 /// the fast path describes it to [`Bus::poll_skip`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PollPass {
+    /// Addresses of the pass's three instructions (MOVE, BTST, Bcc).
+    pub pcs: [u32; 3],
     /// Address (24-bit) and size in bytes (1 or 2) of the data read.
     pub addr: u32,
     pub size: u32,

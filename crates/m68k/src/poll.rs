@@ -173,6 +173,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
         let pcs = [l.head, btst_at, bcc_at];
         let pass = PollPass {
+            pcs,
             addr: l.addr,
             size: l.size,
             bit: l.bit,
@@ -254,14 +255,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     fn poll_skip(&mut self, pass: &PollPass, pcs: &[u32; 3], target: u64) {
         let s = self.b.poll_skip(pass, self.c.cycles, target);
-        if s.passes == 0 {
-            return;
+        if s.passes != 0 {
+            let mut cycles = [0u64; 3];
+            for (i, c) in cycles.iter_mut().enumerate() {
+                *c = pass.cycles[i] * s.passes + s.extra[i];
+            }
+            self.b.poll_passes(pcs, &cycles, &s.extra, s.passes);
         }
-        let mut cycles = [0u64; 3];
-        for (i, c) in cycles.iter_mut().enumerate() {
-            *c = pass.cycles[i] * s.passes + s.extra[i];
-        }
-        self.b.poll_passes(pcs, &cycles, &s.extra, s.passes);
+        // Passes before the last `s.passes` may have been reported by the
+        // bus itself (`Bus::poll_skip`).
         self.c.cycles = s.end;
     }
 }

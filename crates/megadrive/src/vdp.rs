@@ -311,6 +311,27 @@ impl Vdp {
         }
     }
 
+    /// Whether [`Vdp::line_start`] for `line` (not the first VBlank line,
+    /// `active`) and for the line after it (if the 68000 reaches it before
+    /// running again: `Bus68k::poll_cross_ok`) change nothing a polling
+    /// 68000 can see: no fill to advance and no change of the interrupt
+    /// level. HINT becomes pending at a line start of the display (or the
+    /// frame's line 0) whose counter is 0, and changes the level only when
+    /// enabled and not already pending (VINT above it). The counter itself
+    /// is not visible.
+    pub fn line_start_is_quiet(&self, c: &Clock, line: u16) -> bool {
+        let (active, lines) = (c.geom.active, c.geom.lines);
+        let no_hint = if line < active {
+            // This line decrements a counter of 2 or more, the next one
+            // (also in the display, or past the frame) one of 1 or more.
+            self.hint_counter >= 2
+        } else {
+            // VBlank lines reload the counter; line 0 then tests it.
+            line + 1 < lines || self.regs[10] != 0
+        };
+        self.fill_left == 0 && (no_hint || self.hint_pending || self.regs[0] & 0x10 == 0)
+    }
+
     /// VINT time (md-timing.md: 788 mclk into the first VBlank line in H40,
     /// 770 in H32): sets the F flag.
     pub fn raise_vint(&mut self) {

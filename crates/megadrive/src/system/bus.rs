@@ -12,7 +12,9 @@ use crate::cart::Cart;
 use crate::io::Io;
 use crate::observer::{Clock, DmaEvent, MdObserver, VdpPort};
 use crate::render::{Image, Renderer};
-use crate::timing::{mclk_to_m68k_ceil, DmaBandwidth, Refresh, Z80_AREA_WAIT_CYCLES};
+use crate::timing::{
+    mclk_to_m68k_ceil, DmaBandwidth, Refresh, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
+};
 use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
 use crate::z80::Z80Sys;
 
@@ -56,6 +58,11 @@ pub(crate) struct Hw {
     /// the boundary's fast path is this one compare. Kept up to date by
     /// [`Hw::update_check`].
     pub(super) check_at: u64,
+    /// The idle-poll skip may run line events in place (`Bus68k::poll_skip`;
+    /// off only for the both-ways test).
+    pub(super) poll_lines: bool,
+    /// Line events it ran so (for tests).
+    pub(super) poll_lines_crossed: u64,
     pub(super) renderer: Renderer,
     /// Second renderer for the odd rows of an interlace mode 2 picture
     /// (each field keeps its own previous-line sprite state).
@@ -525,6 +532,154 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     }
 }
 
+impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
+    /// `Bus::poll_skip` up to the next line event: the whole passes before
+    /// the pass in which it (or `limit`) falls, with the bus's state
+    /// updated as their boundaries would have; and whether it stopped
+    /// because of the event.
+    fn poll_segment(&mut self, p: &PollPass, now: u64, limit: u64) -> (PollSkip, bool) {
+        let mut s = PollSkip::none(now);
+        // Only VBlank-flag polls of the status port (SGDK's VDP_waitVBlank):
+        // bit 3 of the word, or of the odd (low) byte.
+        let a = p.addr;
+        if p.bit != 3
+            || !Self::is_vdp_status(a)
+            || (p.size == 1 && a & 1 == 0)
+            || self.hw.z80.m68k_stall != 0
+        {
+            return (s, false);
+        }
+        // The reads and the flag stay as they are until the next line event
+        // (every line start and VINT are events), and boundaries before it
+        // only charge refresh: both checks use this one limit (CPU cycles;
+        // see `update_check`).
+        let event = self.hw.next_event_cycle();
+        if event <= now + p.read_offset {
+            // The first pass reads after the event (its boundary is the
+            // MOVE's end or later).
+            return (s, true);
+        }
+        if self
+            .hw
+            .vdp
+            .status_read_repeats(&self.hw.clock, self.hw.mclk(now + p.read_offset))
+            != Some(p.continue_if)
+        {
+            return (s, false);
+        }
+        let mut refresh = self.hw.refresh;
+        let mut last_boundary = now;
+        let pass_len: u64 = p.cycles.iter().sum();
+        let stop = event.min(limit);
+        let mut at_event = false;
+        'pass: loop {
+            // Whole passes before the next refresh penalty: their boundaries
+            // charge nothing, so they end at multiples of the pass length.
+            let free_end = refresh.due.min(stop);
+            if free_end > s.end + pass_len {
+                let k = (free_end - s.end - 1) / pass_len;
+                s.passes += k;
+                s.end += k * pass_len;
+                last_boundary = s.end;
+            }
+            // Then one pass instruction by instruction (a refresh falls in
+            // it, or it is the last).
+            let mut t = s.end;
+            let mut r = refresh;
+            let mut extra = [0u64; 3];
+            let mut lb = last_boundary;
+            for (i, c) in p.cycles.iter().enumerate() {
+                let b = t + c;
+                if b >= event {
+                    at_event = true;
+                    break 'pass;
+                }
+                let x = r.at_boundary(b) as u64;
+                lb = b;
+                t = b + x;
+                extra[i] = x;
+                if t >= limit {
+                    break 'pass;
+                }
+            }
+            s.passes += 1;
+            s.end = t;
+            refresh = r;
+            last_boundary = lb;
+            for (e, x) in s.extra.iter_mut().zip(extra) {
+                *e += x;
+            }
+        }
+        if s.passes != 0 {
+            self.hw.refresh = refresh;
+            self.hw.update_check();
+            self.hw.counters.vdp_reads += s.passes;
+            self.hw.clock.cpu_cycles = last_boundary;
+        }
+        (s, at_event)
+    }
+
+    /// Whether the pass starting at `start`, in whose boundaries the next
+    /// line event falls, can run in place (`poll_cross`) with the same
+    /// effects and reports as the core running it, and without the core
+    /// having to stop inside it or at its end: the event is a line start
+    /// other than the frame's first (which schedules VINT and raises the
+    /// VBlank flag) and not VINT, and it and the next line start change no
+    /// interrupt level and run no fill (`Vdp::line_start_is_quiet`); the
+    /// pass's read repeats (it may fall after the event); and the pass ends
+    /// well before `limit`. Its boundaries charge the refresh and the Z80's
+    /// stall from its catch-up to the event: the Z80 was caught up at the
+    /// previous line event, at most a line earlier, and each of its
+    /// 68000-bus accesses costs the 68000 at most 77 mclk
+    /// (`z80_bank_m68k_stall_mclk`) and the Z80 at least 90 (a 3-T memory
+    /// cycle and the 3-T wait), so the stall stays below 77/90 of a line
+    /// plus one Z80 instruction (the catch-up's overshoot): it may carry
+    /// the pass's last boundaries past the next line start (hence the
+    /// second quiet line start), never two, nor within two lines of
+    /// `limit`.
+    fn poll_cross_ok(&self, p: &PollPass, start: u64, limit: u64) -> bool {
+        let hw = &*self.hw;
+        let idx = hw.next_line;
+        if !hw.poll_lines
+            || hw.vint_at == hw.next_event
+            || idx == 0
+            || idx >= hw.clock.geom.lines
+            || limit <= start + 2 * (MCLK_PER_LINE / 7 + 1)
+        {
+            return false;
+        }
+        let geom = hw.clock.geom;
+        let line = (geom.active + idx) % geom.lines;
+        hw.vdp.line_start_is_quiet(&hw.clock, line)
+            && hw
+                .vdp
+                .status_read_repeats(&hw.clock, hw.mclk(start + p.read_offset))
+                == Some(p.continue_if)
+    }
+
+    /// Run the pass starting at `start` in place (`poll_cross_ok` said
+    /// yes): each instruction's boundary as the core makes it
+    /// (`Bus::boundary`, which processes the line event at its time and
+    /// charges refresh and Z80 stall) and its report with its cycles and
+    /// extras; the read is counted (it repeats: no other effect). Returns
+    /// the pass's end.
+    fn poll_cross(&mut self, p: &PollPass, start: u64) -> u64 {
+        let ipl = self.hw.ipl;
+        self.hw.counters.vdp_reads += 1;
+        self.hw.poll_lines_crossed += 1;
+        let mut t = start;
+        for (&pc, &c) in p.pcs.iter().zip(&p.cycles) {
+            let b = t + c;
+            let x = Bus::boundary(self, b).extra as u64;
+            retroprof_m68k::Observer::instruction(self, pc, (c + x) as u32);
+            t = b + x;
+        }
+        debug_assert_eq!(self.hw.ipl, ipl, "a quiet line event");
+        debug_assert_eq!(self.hw.z80.m68k_stall, 0);
+        t
+    }
+}
+
 impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
     #[inline(always)]
     fn read_byte(&mut self, addr: u32, fc: FunctionCode, now: u64) -> Read<u8> {
@@ -703,79 +858,28 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
     }
 
     fn poll_skip(&mut self, p: &PollPass, now: u64, limit: u64) -> PollSkip {
-        let mut s = PollSkip::none(now);
-        // Only VBlank-flag polls of the status port (SGDK's VDP_waitVBlank):
-        // bit 3 of the word, or of the odd (low) byte.
-        let a = p.addr;
-        if p.bit != 3
-            || !Self::is_vdp_status(a)
-            || (p.size == 1 && a & 1 == 0)
-            || self.hw.z80.m68k_stall != 0
-        {
-            return s;
-        }
-        // The reads and the flag stay as they are until the next line event
-        // (every line start and VINT are events), and boundaries before it
-        // only charge refresh: both checks use this one limit (CPU cycles;
-        // see `update_check`).
-        let event = self.hw.next_event_cycle();
-        if event <= now + p.read_offset
-            || self
-                .hw
-                .vdp
-                .status_read_repeats(&self.hw.clock, self.hw.mclk(now + p.read_offset))
-                != Some(p.continue_if)
-        {
-            return s;
-        }
-        let mut refresh = self.hw.refresh;
-        let mut last_boundary = now;
-        let pass_len: u64 = p.cycles.iter().sum();
-        let stop = event.min(limit);
-        'pass: loop {
-            // Whole passes before the next refresh penalty: their boundaries
-            // charge nothing, so they end at multiples of the pass length.
-            let free_end = refresh.due.min(stop);
-            if free_end > s.end + pass_len {
-                let k = (free_end - s.end - 1) / pass_len;
-                s.passes += k;
-                s.end += k * pass_len;
-                last_boundary = s.end;
+        // Runs of passes between line events (`poll_segment`), and in place
+        // the pass in which a quiet line event falls (`poll_cross`): its
+        // boundaries through `Bus::boundary` and its reports through the
+        // seam, as the core would have made them. The runs before the last
+        // are reported here, in order; the core reports the last.
+        let mut cur = now;
+        loop {
+            let (seg, at_event) = self.poll_segment(p, cur, limit);
+            if !at_event || !self.poll_cross_ok(p, seg.end, limit) {
+                return seg;
             }
-            // Then one pass instruction by instruction (a refresh falls in
-            // it, or it is the last).
-            let mut t = s.end;
-            let mut r = refresh;
-            let mut extra = [0u64; 3];
-            let mut lb = last_boundary;
-            for (i, c) in p.cycles.iter().enumerate() {
-                let b = t + c;
-                if b >= event {
-                    break 'pass;
+            if seg.passes != 0 {
+                let mut cycles = [0u64; 3];
+                for (i, c) in cycles.iter_mut().enumerate() {
+                    *c = p.cycles[i] * seg.passes + seg.extra[i];
                 }
-                let x = r.at_boundary(b) as u64;
-                lb = b;
-                t = b + x;
-                extra[i] = x;
-                if t >= limit {
-                    break 'pass;
-                }
+                retroprof_m68k::Observer::poll_passes(
+                    self, &p.pcs, &cycles, &seg.extra, seg.passes,
+                );
             }
-            s.passes += 1;
-            s.end = t;
-            refresh = r;
-            last_boundary = lb;
-            for (e, x) in s.extra.iter_mut().zip(extra) {
-                *e += x;
-            }
+            cur = self.poll_cross(p, seg.end);
         }
-        if s.passes != 0 {
-            self.hw.refresh = refresh;
-            self.hw.update_check();
-            self.hw.counters.vdp_reads += s.passes;
-            self.hw.clock.cpu_cycles = last_boundary;
-        }
-        s
     }
 
     fn interrupt_ack(&mut self, level: u8, _now: u64) -> IntAck {

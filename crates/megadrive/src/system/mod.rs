@@ -202,6 +202,8 @@ impl System {
             next_event: u64::MAX,
             next_event_at: crate::timing::mclk_to_m68k_ceil(u64::MAX - base),
             check_at: 0,
+            poll_lines: true,
+            poll_lines_crossed: 0,
             renderer: Renderer::new(),
             renderer_odd: Renderer::new(),
             shot: None,

@@ -41,6 +41,17 @@ pub fn drop_fetch_window(sys: &mut System) {
     sys.hw.cart.code = None;
 }
 
+/// Let the idle-poll skip run line events in place (the default) or stop
+/// before each (the slow path it must match).
+pub fn set_poll_lines(sys: &mut System, on: bool) {
+    sys.hw.poll_lines = on;
+}
+
+/// Line events the idle-poll skip ran in place since power-on.
+pub fn poll_lines_crossed(sys: &System) -> u64 {
+    sys.hw.poll_lines_crossed
+}
+
 /// The open-bus latch (the last word the 68000 fetched).
 pub fn open_bus(sys: &System) -> u16 {
     sys.hw.open_bus

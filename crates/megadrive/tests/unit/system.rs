@@ -675,6 +675,11 @@ fn frames_heard(rom: &Rom, input: &InputScript, frames: u64, window: bool) -> Ve
     if !window {
         test_support::drop_fetch_window(&mut sys);
     }
+    frames_heard_on(&mut sys, input, frames)
+}
+
+/// [`frames_heard`] on a system set up by the caller.
+fn frames_heard_on(sys: &mut System, input: &InputScript, frames: u64) -> Vec<String> {
     let mut heard = Heard(0xcbf2_9ce4_8422_2325);
     let mut out = Vec::new();
     for f in 0..frames {
@@ -685,7 +690,7 @@ fn frames_heard(rom: &Rom, input: &InputScript, frames: u64, window: bool) -> Ve
         // base in both runs).
         st.mix_debug(&(r, sys.registers(), sys.mclk(), sys.counters()));
         st.mix_debug(&(
-            test_support::open_bus(&sys),
+            test_support::open_bus(sys),
             sys.z80().clock,
             sys.z80().cpu.pc,
         ));
@@ -729,6 +734,72 @@ fn fetch_window_changes_no_report_or_state() {
         "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
     same_with_and_without_fetch_window(&shared.join("roms/castlecat2/rom.bin"), script, 400);
     same_with_and_without_fetch_window(&testroms.join("fullload/rom.bin"), "", 200);
+}
+
+/// The idle-poll skip runs quiet line events in place (`Bus68k::poll_skip`
+/// crossing lines) or stops before each (the pass around the event run by
+/// the core): both ways, every report the observer hears (instructions
+/// with their costs and times, skipped passes, exceptions) and the state
+/// after every frame are the same. A synthetic VBlank wait whose start
+/// drifts frame by frame, with HINT every 6 lines taken, masked (the level
+/// changes: no crossing on those lines) or disabled; castlecat2 (its Z80 driver
+/// stalls the 68000 at line events) and the full-load ROM.
+#[test]
+fn poll_skip_across_lines_matches_stopping_at_each() {
+    fn both_ways(name: &str, rom: &Rom, script: &str, frames: u64, crosses: bool) {
+        let specs: &[&str] = if script.is_empty() { &[] } else { &[script] };
+        let input = InputScript::parse(specs).expect("input");
+        let run = |on: bool| {
+            let mut sys = System::new(rom, Config::default());
+            test_support::set_poll_lines(&mut sys, on);
+            let heard = frames_heard_on(&mut sys, &input, frames);
+            (heard, test_support::poll_lines_crossed(&sys))
+        };
+        let (slow, none) = run(false);
+        let (fast, crossed) = run(true);
+        assert_eq!(none, 0, "{name}: off means off");
+        assert_eq!(crossed != 0, crosses, "{name}: {crossed} lines crossed");
+        if let Some(f) = (0..slow.len()).find(|&f| slow[f] != fast[f]) {
+            panic!(
+                "{name}: first difference at frame {f}: {} vs {}",
+                slow[f], fast[f]
+            );
+        }
+    }
+    for (reg0, sr, crosses) in [
+        (0x8014, 0x2000, true),
+        (0x8014, 0x2700, true),
+        (0x8004, 0x2000, true),
+    ] {
+        let code = program(&[
+            &vdp_reg(0x8174),                  // display on, VINT on, V28
+            &vdp_reg(reg0),                    // HINT on or off
+            &vdp_reg(0x8A05),                  // HINT every 6 lines
+            &[0x46FC, sr],                     // move.w #sr,sr
+            &[0x41F9, 0x00C0, 0x0004],         // 21C: lea $C00004,a0
+            &[0x7C00],                         // 222: moveq #0,d6
+            &[0x3010, 0x0800, 0x0003, 0x67F8], // 224: wait until VBlank
+            &[0x3E06],                         // 22C: move.w d6,d7
+            &[0x51CF, 0xFFFE],                 // 22E: dbra d7,*
+            &[0x0646, 0x000D],                 // 232: addi.w #13,d6
+            &[0x0C46, 0x2B00],                 // 236: cmpi.w #11008,d6
+            &[0x6502],                         // 23A: bcs.s 23E
+            &[0x7C00],                         // 23C: moveq #0,d6
+            &[0x3010, 0x0800, 0x0003, 0x66F8], // 23E: wait while VBlank
+            &[0x60DC],                         // 246: bra.s 224
+        ]);
+        // HINT: count in d5.
+        let r = rom(&code, &[RTE], &[0x5285, RTE]);
+        both_ways(&format!("{reg0:04x}/{sr:04x}"), &r, "", 120, crosses);
+    }
+    let shared = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared"));
+    let testroms = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testroms/out"));
+    let script =
+        "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
+    let cc2 = Rom::load(&shared.join("roms/castlecat2/rom.bin")).expect("castlecat2");
+    both_ways("castlecat2", &cc2, script, 400, true);
+    let fl = Rom::load(&testroms.join("fullload/rom.bin")).expect("fullload");
+    both_ways("fullload", &fl, "", 200, true);
 }
 
 /// Long work-RAM accesses are one bus call when both words are in one
