@@ -87,7 +87,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Illegal => self.illegal_exc(ExceptionKind::IllegalInstruction, 4),
             Op::LineA => self.illegal_exc(ExceptionKind::LineA, 10),
             Op::LineF => self.illegal_exc(ExceptionKind::LineF, 11),
-            Op::Move(s) => by_sm!(self, sm, s, op_move(op)),
+            // (An)+ destinations of the copy loops' MOVEs inline (the
+            // arm of `op_move` for that destination); the rest through
+            // `op_move`'s instances.
+            Op::Move(s) => match sm {
+                0x03 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<1, 3>(op),
+                0x20 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 0>(op),
+                0x23 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 3>(op),
+                _ => by_sm!(self, sm, s, op_move(op)),
+            },
             // Register and immediate sources inline; other sources through
             // `op_move`'s instances (their Dn-destination arm).
             Op::MoveToD(s) => match sm {
