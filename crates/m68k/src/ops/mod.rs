@@ -87,7 +87,15 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Illegal => self.illegal_exc(ExceptionKind::IllegalInstruction, 4),
             Op::LineA => self.illegal_exc(ExceptionKind::LineA, 10),
             Op::LineF => self.illegal_exc(ExceptionKind::LineF, 11),
-            Op::Move(s) => by_sm!(self, sm, s, op_move(op)),
+            // (An)+ destinations of the copy loops' MOVEs inline (the
+            // arm of `op_move` for that destination); the rest through
+            // `op_move`'s instances.
+            Op::Move(s) => match sm {
+                0x03 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<1, 3>(op),
+                0x20 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 0>(op),
+                0x23 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 3>(op),
+                _ => by_sm!(self, sm, s, op_move(op)),
+            },
             // Register and immediate sources inline; other sources through
             // `op_move`'s instances (their Dn-destination arm).
             Op::MoveToD(s) => match sm {
@@ -100,12 +108,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x12 => self.move_to_d_inline::<2, 2>(op),
                 0x13 => self.move_to_d_inline::<2, 3>(op),
                 0x15 => self.move_to_d_inline::<2, 5>(op),
+                0x16 => self.move_to_d_inline::<2, 6>(op),
                 0x1B => self.move_to_d_inline::<2, 11>(op),
                 0x20 => self.move_to_d_inline::<4, 0>(op),
                 0x21 => self.move_to_d_inline::<4, 1>(op),
                 0x22 => self.move_to_d_inline::<4, 2>(op),
                 0x23 => self.move_to_d_inline::<4, 3>(op),
                 0x25 => self.move_to_d_inline::<4, 5>(op),
+                0x26 => self.move_to_d_inline::<4, 6>(op),
                 0x2B => self.move_to_d_inline::<4, 11>(op),
                 _ => by_sm!(self, sm, s, op_move(op)),
             },
@@ -117,6 +127,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x20 => self.movea_inline::<4, 0>(op),
                 0x21 => self.movea_inline::<4, 1>(op),
                 0x25 => self.movea_inline::<4, 5>(op),
+                0x26 => self.movea_inline::<4, 6>(op),
                 0x2B => self.movea_inline::<4, 11>(op),
                 _ => by_sm!(self, sm, s, op_movea(op)),
             },

@@ -114,6 +114,22 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         }
     }
 
+    /// MOVE to (An)+: what [`Self::op_move`] does for that destination
+    /// (the same steps in the same order), inlined into the dispatch for
+    /// the copy loops' sources.
+    #[inline(always)]
+    pub(crate) fn move_to_postinc_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        let src = self.read_ea_m::<S, M>(op & 0x3F)?;
+        let r = ((op >> 9) & 7) as usize;
+        self.c.ir.pc_adj = 2;
+        let a = self.c.a[r];
+        let na = a.wrapping_add(Self::step_size::<S>(r));
+        self.move_write::<S, M, false>(op, 3, false, a, src)?;
+        // A faulting write leaves An unchanged.
+        self.c.a[r] = na;
+        self.prefetch()
+    }
+
     /// MOVE to Dn: what [`Self::op_move`] does for that destination,
     /// inlined into the dispatch for register and immediate sources.
     #[inline(always)]
