@@ -10,7 +10,7 @@ use super::observe::Seam;
 use super::BusCounters;
 use crate::cart::Cart;
 use crate::io::Io;
-use crate::observer::{Clock, DmaEvent, MdObserver, VdpPort};
+use crate::observer::{Clock, DmaEvent, InstrCost, MdObserver, VdpPort};
 use crate::render::{Image, Renderer};
 use crate::timing::{
     mclk_to_m68k_ceil, DmaBandwidth, Refresh, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
@@ -75,6 +75,20 @@ impl Hw {
     #[inline(always)]
     pub(super) fn mclk(&self, now: u64) -> u64 {
         self.clock.mclk_at(now)
+    }
+
+    /// Charge `cycles` 68000 cycles to one cost part during an instruction
+    /// (a bus access's wait; zero charges nothing): the instruction's
+    /// boundary then takes the slow path (`check_at` 0, kept so by
+    /// [`Hw::update_check`] while the part is pending), whose report passes
+    /// the parts on, so the quick boundary's report
+    /// (`Bus68k::instruction_quick`) never has one to pass.
+    #[inline(always)]
+    pub(super) fn charge_access(&mut self, part: fn(&mut InstrCost) -> &mut u32, cycles: u32) {
+        if cycles != 0 {
+            self.seam.charge(part, cycles);
+            self.check_at = 0;
+        }
     }
 
     /// Side-effect-free word read for DMA sources; `open_bus`: the latch
@@ -238,7 +252,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             0x00 => {
                 let (v, w) = self.hw.vdp.read_data(&self.hw.clock, m);
                 let cycles = mclk_to_m68k_ceil(w) as u32;
-                self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
+                self.hw.charge_access(|p| &mut p.fifo_wait, cycles);
                 (v, cycles)
             }
             0x04 => (self.hw.vdp.read_status(&self.hw.clock, m, self.open_bus), 0),
@@ -267,7 +281,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
                     });
                 }
                 let cycles = mclk_to_m68k_ceil(r.wait) as u32;
-                self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
+                self.hw.charge_access(|p| &mut p.fifo_wait, cycles);
                 cycles
             }
             0x04 => {
@@ -321,7 +335,10 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             self.hw.seam.charge(|p| &mut p.z80_stall, c);
             extra += c;
         }
-        self.hw.update_check();
+        // The parts charged (here and during the instruction) go with the
+        // report that follows at once: no need to keep the next boundary
+        // slow for them (`Hw::update_check`).
+        self.hw.check_at = self.hw.check_time();
         self.hw.boundary_extra = (now, extra as u64);
         Boundary {
             extra,
@@ -355,7 +372,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         self.hw.catch_up_z80(m);
         self.hw.z80.set_m68k_bus_busy(span.start, span.end);
         let cycles = mclk_to_m68k_ceil(span.end - m) as u32;
-        self.hw.seam.charge(|p| &mut p.dma_freeze, cycles);
+        self.hw.charge_access(|p| &mut p.dma_freeze, cycles);
         self.obs.dma(&DmaEvent {
             kind: DmaKind::FromCpu(target),
             bytes: words * 2,
@@ -791,11 +808,11 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
 
     #[inline(always)]
     fn boundary_quick(&mut self, now: u64) -> Option<u8> {
-        // `boundary`'s fast path.
+        // `boundary`'s fast path; the time's store is left to the report
+        // that the core makes at once (`instruction_quick`, observe.rs).
         if now >= self.hw.check_at {
             return None;
         }
-        self.hw.clock.cpu_cycles = now;
         Some(self.hw.ipl)
     }
 
