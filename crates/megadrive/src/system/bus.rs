@@ -350,13 +350,23 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// transfer's end (md-timing.md: "GPGX jumps the CPU clock to the DMA
     /// end"); the freeze is the `wait` of the control-port write.
     fn cpu_dma(&mut self, source: u32, words: u32, target: DmaTarget, m: u64) -> u32 {
-        let mut src = source;
-        for _ in 0..words {
-            let w = self.hw.peek_word(src, self.open_bus);
-            self.hw.vdp.store(w);
-            // The source address wraps within its 128 KB window
-            // (genvdp.txt: register 23's bits do not increment).
-            src = (src & 0xFE_0000) | (src.wrapping_add(2) & 0x1_FFFF);
+        // The source address wraps within its 128 KB window (genvdp.txt:
+        // register 23's bits do not increment): after n words its low 17
+        // bits have moved by 2n modulo 128 KB.
+        let src = (source & 0xFE_0000) | (source.wrapping_add(2 * words) & 0x1_FFFF);
+        let hw = &mut *self.hw;
+        match Self::dma_source_slice(&hw.wram, &hw.cart, source, words) {
+            // The words as `peek_word` reads them one by one.
+            Some(bytes) => hw.vdp.store_words(bytes),
+            None => {
+                let mut s = source;
+                for _ in 0..words {
+                    let w = hw.peek_word(s, self.open_bus);
+                    hw.vdp.store(w);
+                    s = (s & 0xFE_0000) | (s.wrapping_add(2) & 0x1_FFFF);
+                }
+                debug_assert_eq!(s, src);
+            }
         }
         self.hw.vdp.finish_cpu_dma(src);
         let kind = match target {
@@ -385,6 +395,33 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
 }
 
 impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
+    /// The bytes a 68000 -> VDP DMA of `words` words from `source` (even,
+    /// 24-bit) reads, as one slice, when it does not wrap in its 128 KB
+    /// window and lies in one 64 KB mirror of work RAM or in plain ROM
+    /// (`Cart::plain_rom`, where `Cart::read_word` reads the same bytes):
+    /// there [`Hw::peek_word`] of each word reads the slice's next two.
+    /// `None` otherwise (the caller reads word by word).
+    fn dma_source_slice<'h>(
+        wram: &'h [u8; 0x10000],
+        cart: &'h Cart,
+        source: u32,
+        words: u32,
+    ) -> Option<&'h [u8]> {
+        let len = 2 * words as usize;
+        let a = source & 0xFF_FFFF;
+        if a & 1 != 0 || (source & 0x1_FFFF) as usize + len > 0x2_0000 {
+            return None;
+        }
+        if a >= 0xE0_0000 {
+            let i = (a & 0xFFFF) as usize;
+            wram.get(i..i + len)
+        } else if a < 0x40_0000 {
+            cart.plain_rom(a, len)
+        } else {
+            None
+        }
+    }
+
     // The bus accesses outside work RAM and the cartridge (reads) or work
     // RAM (writes): out of line, so that the core's handlers, which inline
     // the fast cases at every access, stay small and save fewer registers.
