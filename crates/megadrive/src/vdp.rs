@@ -966,7 +966,13 @@ impl Vdp {
         }
         let mut done = t.max(self.fifo_last_done);
         for _ in 0..slots {
-            done = self.next_slot(c, done);
+            let next = self.next_slot(c, done);
+            if next == done {
+                // A blank line (`next_slot` returns its time only there):
+                // the other slots are taken at once too.
+                break;
+            }
+            done = next;
         }
         let tail = (self.fifo_head + self.fifo_len) % FIFO_DEPTH;
         self.fifo[tail] = done;
@@ -1025,6 +1031,14 @@ impl Vdp {
         // next command (Exodus, S315-5313_Ports.cpp, WriteInterface).
         self.code |= 0x10;
         let fifo_wait = t - t0;
+        if busy_wait == 0 && fifo_wait == 0 {
+            // The common write (what the general case gives for no wait).
+            return DataWrite {
+                wait: 0,
+                fifo_wait: 0,
+                fill: None,
+            };
+        }
         DataWrite {
             wait: round7(busy_wait + fifo_wait),
             fifo_wait: round7(fifo_wait).min(round7(busy_wait + fifo_wait)),

@@ -280,7 +280,12 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
                         frame: self.hw.clock.frame,
                     });
                 }
-                let cycles = mclk_to_m68k_ceil(r.wait) as u32;
+                // No wait, the common write: no division.
+                let cycles = if r.wait == 0 {
+                    0
+                } else {
+                    mclk_to_m68k_ceil(r.wait) as u32
+                };
                 self.hw.charge_access(|p| &mut p.fifo_wait, cycles);
                 cycles
             }
