@@ -13,7 +13,7 @@ use crate::io::Io;
 use crate::observer::{Clock, DmaEvent, InstrCost, MdObserver, VdpPort};
 use crate::render::{Image, Renderer};
 use crate::timing::{
-    mclk_to_m68k_ceil, DmaBandwidth, Refresh, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
+    mclk_to_m68k_ceil, DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
 };
 use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
 use crate::z80::Z80Sys;
@@ -333,9 +333,12 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             self.hw.seam.charge(|p| &mut p.refresh, extra);
         }
         if self.hw.z80.m68k_stall != 0 {
-            // The Z80 took the 68000's bus while catching up (its stall is
-            // always a multiple of 7 mclk).
-            let c = mclk_to_m68k_ceil(self.hw.z80.m68k_stall) as u32;
+            // The Z80 took the 68000's bus while catching up. Its stall is
+            // a sum of `z80_bank_m68k_stall_mclk`s, each a multiple of 7
+            // mclk, so the exact division is the rounding up (and cheaper).
+            let stall = self.hw.z80.m68k_stall;
+            debug_assert_eq!(stall % M68K_DIVIDER, 0);
+            let c = (stall / M68K_DIVIDER) as u32;
             self.hw.z80.m68k_stall = 0;
             self.hw.seam.charge(|p| &mut p.z80_stall, c);
             extra += c;
