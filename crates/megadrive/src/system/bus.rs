@@ -324,8 +324,9 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// The boundary's slow path: line events, DRAM refresh, Z80 stall.
     #[inline(never)]
     fn boundary_work(&mut self, now: u64) -> Boundary {
-        let m = self.hw.mclk(now);
-        if m >= self.hw.next_event {
+        // `mclk(now) >= next_event`, in CPU cycles (`Hw::next_event_cycle`).
+        if now >= self.hw.next_event_cycle() {
+            let m = self.hw.mclk(now);
             self.hw.process_events(m);
         }
         let mut extra = self.hw.refresh.at_boundary(now);
