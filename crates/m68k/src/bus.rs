@@ -114,7 +114,10 @@ pub trait Bus {
     /// return no extra cycles and this interrupt level); `None`: the core
     /// calls `boundary`. Lets a host whose boundary is usually one compare
     /// keep that case apart from the one that charges cycles (the core then
-    /// neither adds nor stores the time). Default: `None`.
+    /// neither adds nor stores the time). The core reports the instruction
+    /// of a `Some` boundary with [`Observer::instruction_quick`] at once, so
+    /// a host that is its own observer may leave part of the boundary's
+    /// work to that report. Default: `None`.
     #[inline(always)]
     fn boundary_quick(&mut self, _now: u64) -> Option<u8> {
         None
@@ -343,6 +346,16 @@ pub trait Observer {
     #[inline(always)]
     fn instruction(&mut self, _pc: u32, _cycles: u32) {}
 
+    /// [`Observer::instruction`] for an instruction whose boundary at `now`
+    /// was [`Bus::boundary_quick`]'s (it returned `Some`): the core calls it
+    /// right after that answer, so a host that is both the bus and the
+    /// observer may finish the quick boundary here and rely on what it saw
+    /// then. Default: `instruction(pc, cycles)`.
+    #[inline(always)]
+    fn instruction_quick(&mut self, pc: u32, cycles: u32, _now: u64) {
+        self.instruction(pc, cycles)
+    }
+
     /// Exception processing (including interrupt entry) for `kind` through
     /// `vector` took `cycles`; execution continues at `handler`.
     #[inline(always)]
@@ -499,6 +512,11 @@ impl<B: Bus + ?Sized, O: ?Sized> Bus for WithObserver<'_, B, O> {
 impl<B: ?Sized, O: Observer + ?Sized> Observer for WithObserver<'_, B, O> {
     #[inline(always)]
     fn instruction(&mut self, pc: u32, cycles: u32) {
+        self.obs.instruction(pc, cycles)
+    }
+    #[inline(always)]
+    fn instruction_quick(&mut self, pc: u32, cycles: u32, _now: u64) {
+        // The quick boundary was `bus`'s, not `obs`'s.
         self.obs.instruction(pc, cycles)
     }
     #[inline(always)]

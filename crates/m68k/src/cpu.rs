@@ -478,19 +478,26 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         // one copy, the fast path's zero went through the merge with the
         // slow path's result and was added and stored).
         if let Some(ipl) = self.b.boundary_quick(self.c.cycles) {
-            self.boundary_rest(start, pc, ipl);
+            self.boundary_rest::<true>(start, pc, ipl);
         } else {
             let bd = self.b.boundary(self.c.cycles);
             self.c.cycles += bd.extra as u64;
-            self.boundary_rest(start, pc, bd.ipl);
+            self.boundary_rest::<false>(start, pc, bd.ipl);
         }
     }
 
-    /// The observer report and the interrupt sampling of [`Self::boundary`].
+    /// The observer report and the interrupt sampling of [`Self::boundary`];
+    /// `QUICK`: the boundary was `boundary_quick`'s (reported with
+    /// `instruction_quick`).
     #[inline(always)]
-    fn boundary_rest(&mut self, start: u64, pc: Option<u32>, ipl: u8) {
+    fn boundary_rest<const QUICK: bool>(&mut self, start: u64, pc: Option<u32>, ipl: u8) {
         if let Some(pc) = pc {
-            self.b.instruction(pc, (self.c.cycles - start) as u32);
+            let cycles = (self.c.cycles - start) as u32;
+            if QUICK {
+                self.b.instruction_quick(pc, cycles, self.c.cycles);
+            } else {
+                self.b.instruction(pc, cycles);
+            }
         }
         let ipl = ipl & 7;
         if ipl != self.c.ipl {

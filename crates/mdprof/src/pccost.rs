@@ -63,6 +63,9 @@ pub struct PcCosts {
 impl PcCosts {
     pub fn new(attr: &Attribution) -> PcCosts {
         let rom_slots = attr.rom_len().div_ceil(2) as usize;
+        // `cell` relies on it (an unmasked PC's `pc >> 1` below it has no
+        // bit above the 24 address lines).
+        assert!(rom_slots <= 0x20_0000, "ROM slots beyond 4 MB");
         let rom = (0..rom_slots)
             .map(|s| Cell {
                 mclk: 0,
@@ -88,13 +91,33 @@ impl PcCosts {
     /// The cell and slot of the instruction at `pc` (24-bit address space).
     #[inline(always)]
     fn cell(&mut self, pc: u32) -> (&mut Cell, usize) {
+        // The ROM test without masking the PC to 24 bits first: there are
+        // at most 0x200000 ROM slots (`Attribution` keeps 4 MB; asserted in
+        // `new`), so an unmasked `pc >> 1` below them is a PC in ROM without
+        // bits above the 24 address lines. A ROM PC with such bits fails it
+        // and is not in work RAM: `cell_other` tests it masked.
+        let rom_half = (pc >> 1) as usize;
+        let rom_slots = self.rom.len();
+        if rom_half < rom_slots {
+            (&mut self.rom[rom_half], rom_half)
+        } else if pc & 0xFF_FFFF >= RAM_BASE {
+            let i = rom_half & (RAM_SLOTS - 1);
+            (&mut self.ram[i], rom_slots + i)
+        } else {
+            self.cell_other(pc)
+        }
+    }
+
+    /// [`PcCosts::cell`] of a PC outside work RAM and not in ROM unmasked:
+    /// in ROM once masked to 24 bits (out of line, so that the common
+    /// cases' code does not share its loads), or anywhere else.
+    #[cold]
+    #[inline(never)]
+    fn cell_other(&mut self, pc: u32) -> (&mut Cell, usize) {
         let half = ((pc & 0xFF_FFFF) >> 1) as usize;
         let rom_slots = self.rom.len();
-        if let Some(c) = self.rom.get_mut(half) {
-            (c, half)
-        } else if pc & 0xFF_FFFF >= RAM_BASE {
-            let i = half & (RAM_SLOTS - 1);
-            (&mut self.ram[i], rom_slots + i)
+        if half < rom_slots {
+            (&mut self.rom[half], half)
         } else {
             (&mut self.other, rom_slots + RAM_SLOTS)
         }

@@ -834,6 +834,90 @@ impl Vdp {
         self.addr = self.addr.wrapping_add(self.regs[15] as u16);
     }
 
+    /// [`Vdp::store`] of each big-endian word of `src` in turn (a 68000
+    /// DMA's words read from a slice of its source): the code and the
+    /// increment cannot change between the words, so the target is picked
+    /// once and the address, the FIFO ring's position and the last write's
+    /// address stay in locals.
+    pub fn store_words(&mut self, src: &[u8]) {
+        let inc = self.regs[15] as u16;
+        let mut addr = self.addr;
+        let mut last = self.last_write_addr;
+        let mut wp = self.fifo_wp;
+        let mut fifo = self.fifo_vals;
+        let words = src
+            .chunks_exact(2)
+            .map(|p| u16::from_be_bytes([p[0], p[1]]));
+        match self.code & 0x0F {
+            0x01 => {
+                let vram = &mut *self.vram;
+                for v in words {
+                    last = addr;
+                    let a = addr as usize;
+                    let [hi, lo] = if a & 1 != 0 {
+                        v.swap_bytes().to_be_bytes()
+                    } else {
+                        v.to_be_bytes()
+                    };
+                    vram[a & 0xFFFE] = hi;
+                    vram[a | 1] = lo;
+                    fifo[wp % FIFO_DEPTH] = v;
+                    wp = (wp + 1) % FIFO_DEPTH;
+                    addr = addr.wrapping_add(inc);
+                }
+            }
+            0x03 => {
+                for v in words {
+                    last = addr;
+                    self.cram[((addr >> 1) & 63) as usize] = v & 0x0EEE;
+                    fifo[wp % FIFO_DEPTH] = v;
+                    wp = (wp + 1) % FIFO_DEPTH;
+                    addr = addr.wrapping_add(inc);
+                }
+            }
+            0x05 => {
+                for v in words {
+                    last = addr;
+                    let i = ((addr >> 1) & 0x3F) as usize;
+                    if i < 40 {
+                        self.vsram[i] = v & 0x07FF;
+                    }
+                    fifo[wp % FIFO_DEPTH] = v;
+                    wp = (wp + 1) % FIFO_DEPTH;
+                    addr = addr.wrapping_add(inc);
+                }
+            }
+            _ => {
+                for v in words {
+                    last = addr;
+                    self.invalid_writes += 1;
+                    fifo[wp % FIFO_DEPTH] = v;
+                    wp = (wp + 1) % FIFO_DEPTH;
+                    addr = addr.wrapping_add(inc);
+                }
+            }
+        }
+        self.addr = addr;
+        self.last_write_addr = last;
+        self.fifo_wp = wp;
+        self.fifo_vals = fifo;
+    }
+
+    /// What [`Vdp::store`] moves besides the memories: the address, the
+    /// last write's address, the FIFO ring's position and words, and the
+    /// count of writes to no target (for the tests of
+    /// [`Vdp::store_words`]).
+    #[doc(hidden)]
+    pub fn store_state(&self) -> (u16, u16, usize, [u16; FIFO_DEPTH], u64) {
+        (
+            self.addr,
+            self.last_write_addr,
+            self.fifo_wp,
+            self.fifo_vals,
+            self.invalid_writes,
+        )
+    }
+
     /// A CRAM/VSRAM word write at `a` (fills).
     fn poke_word(&mut self, target: DmaTarget, a: u16, w: u16) {
         match target {
@@ -882,7 +966,13 @@ impl Vdp {
         }
         let mut done = t.max(self.fifo_last_done);
         for _ in 0..slots {
-            done = self.next_slot(c, done);
+            let next = self.next_slot(c, done);
+            if next == done {
+                // A blank line (`next_slot` returns its time only there):
+                // the other slots are taken at once too.
+                break;
+            }
+            done = next;
         }
         let tail = (self.fifo_head + self.fifo_len) % FIFO_DEPTH;
         self.fifo[tail] = done;
@@ -941,6 +1031,14 @@ impl Vdp {
         // next command (Exodus, S315-5313_Ports.cpp, WriteInterface).
         self.code |= 0x10;
         let fifo_wait = t - t0;
+        if busy_wait == 0 && fifo_wait == 0 {
+            // The common write (what the general case gives for no wait).
+            return DataWrite {
+                wait: 0,
+                fifo_wait: 0,
+                fill: None,
+            };
+        }
         DataWrite {
             wait: round7(busy_wait + fifo_wait),
             fifo_wait: round7(fifo_wait).min(round7(busy_wait + fifo_wait)),

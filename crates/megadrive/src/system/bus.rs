@@ -10,10 +10,10 @@ use super::observe::Seam;
 use super::BusCounters;
 use crate::cart::Cart;
 use crate::io::Io;
-use crate::observer::{Clock, DmaEvent, MdObserver, VdpPort};
+use crate::observer::{Clock, DmaEvent, InstrCost, MdObserver, VdpPort};
 use crate::render::{Image, Renderer};
 use crate::timing::{
-    mclk_to_m68k_ceil, DmaBandwidth, Refresh, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
+    mclk_to_m68k_ceil, DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
 };
 use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
 use crate::z80::Z80Sys;
@@ -75,6 +75,20 @@ impl Hw {
     #[inline(always)]
     pub(super) fn mclk(&self, now: u64) -> u64 {
         self.clock.mclk_at(now)
+    }
+
+    /// Charge `cycles` 68000 cycles to one cost part during an instruction
+    /// (a bus access's wait; zero charges nothing): the instruction's
+    /// boundary then takes the slow path (`check_at` 0, kept so by
+    /// [`Hw::update_check`] while the part is pending), whose report passes
+    /// the parts on, so the quick boundary's report
+    /// (`Bus68k::instruction_quick`) never has one to pass.
+    #[inline(always)]
+    pub(super) fn charge_access(&mut self, part: fn(&mut InstrCost) -> &mut u32, cycles: u32) {
+        if cycles != 0 {
+            self.seam.charge(part, cycles);
+            self.check_at = 0;
+        }
     }
 
     /// Side-effect-free word read for DMA sources; `open_bus`: the latch
@@ -238,7 +252,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             0x00 => {
                 let (v, w) = self.hw.vdp.read_data(&self.hw.clock, m);
                 let cycles = mclk_to_m68k_ceil(w) as u32;
-                self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
+                self.hw.charge_access(|p| &mut p.fifo_wait, cycles);
                 (v, cycles)
             }
             0x04 => (self.hw.vdp.read_status(&self.hw.clock, m, self.open_bus), 0),
@@ -266,8 +280,13 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
                         frame: self.hw.clock.frame,
                     });
                 }
-                let cycles = mclk_to_m68k_ceil(r.wait) as u32;
-                self.hw.seam.charge(|p| &mut p.fifo_wait, cycles);
+                // No wait, the common write: no division.
+                let cycles = if r.wait == 0 {
+                    0
+                } else {
+                    mclk_to_m68k_ceil(r.wait) as u32
+                };
+                self.hw.charge_access(|p| &mut p.fifo_wait, cycles);
                 cycles
             }
             0x04 => {
@@ -305,8 +324,9 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// The boundary's slow path: line events, DRAM refresh, Z80 stall.
     #[inline(never)]
     fn boundary_work(&mut self, now: u64) -> Boundary {
-        let m = self.hw.mclk(now);
-        if m >= self.hw.next_event {
+        // `mclk(now) >= next_event`, in CPU cycles (`Hw::next_event_cycle`).
+        if now >= self.hw.next_event_cycle() {
+            let m = self.hw.mclk(now);
             self.hw.process_events(m);
         }
         let mut extra = self.hw.refresh.at_boundary(now);
@@ -314,14 +334,20 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             self.hw.seam.charge(|p| &mut p.refresh, extra);
         }
         if self.hw.z80.m68k_stall != 0 {
-            // The Z80 took the 68000's bus while catching up (its stall is
-            // always a multiple of 7 mclk).
-            let c = mclk_to_m68k_ceil(self.hw.z80.m68k_stall) as u32;
+            // The Z80 took the 68000's bus while catching up. Its stall is
+            // a sum of `z80_bank_m68k_stall_mclk`s, each a multiple of 7
+            // mclk, so the exact division is the rounding up (and cheaper).
+            let stall = self.hw.z80.m68k_stall;
+            debug_assert_eq!(stall % M68K_DIVIDER, 0);
+            let c = (stall / M68K_DIVIDER) as u32;
             self.hw.z80.m68k_stall = 0;
             self.hw.seam.charge(|p| &mut p.z80_stall, c);
             extra += c;
         }
-        self.hw.update_check();
+        // The parts charged (here and during the instruction) go with the
+        // report that follows at once: no need to keep the next boundary
+        // slow for them (`Hw::update_check`).
+        self.hw.check_at = self.hw.check_time();
         self.hw.boundary_extra = (now, extra as u64);
         Boundary {
             extra,
@@ -333,13 +359,23 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// transfer's end (md-timing.md: "GPGX jumps the CPU clock to the DMA
     /// end"); the freeze is the `wait` of the control-port write.
     fn cpu_dma(&mut self, source: u32, words: u32, target: DmaTarget, m: u64) -> u32 {
-        let mut src = source;
-        for _ in 0..words {
-            let w = self.hw.peek_word(src, self.open_bus);
-            self.hw.vdp.store(w);
-            // The source address wraps within its 128 KB window
-            // (genvdp.txt: register 23's bits do not increment).
-            src = (src & 0xFE_0000) | (src.wrapping_add(2) & 0x1_FFFF);
+        // The source address wraps within its 128 KB window (genvdp.txt:
+        // register 23's bits do not increment): after n words its low 17
+        // bits have moved by 2n modulo 128 KB.
+        let src = (source & 0xFE_0000) | (source.wrapping_add(2 * words) & 0x1_FFFF);
+        let hw = &mut *self.hw;
+        match Self::dma_source_slice(&hw.wram, &hw.cart, source, words) {
+            // The words as `peek_word` reads them one by one.
+            Some(bytes) => hw.vdp.store_words(bytes),
+            None => {
+                let mut s = source;
+                for _ in 0..words {
+                    let w = hw.peek_word(s, self.open_bus);
+                    hw.vdp.store(w);
+                    s = (s & 0xFE_0000) | (s.wrapping_add(2) & 0x1_FFFF);
+                }
+                debug_assert_eq!(s, src);
+            }
         }
         self.hw.vdp.finish_cpu_dma(src);
         let kind = match target {
@@ -355,7 +391,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         self.hw.catch_up_z80(m);
         self.hw.z80.set_m68k_bus_busy(span.start, span.end);
         let cycles = mclk_to_m68k_ceil(span.end - m) as u32;
-        self.hw.seam.charge(|p| &mut p.dma_freeze, cycles);
+        self.hw.charge_access(|p| &mut p.dma_freeze, cycles);
         self.obs.dma(&DmaEvent {
             kind: DmaKind::FromCpu(target),
             bytes: words * 2,
@@ -368,6 +404,33 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
 }
 
 impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
+    /// The bytes a 68000 -> VDP DMA of `words` words from `source` (even,
+    /// 24-bit) reads, as one slice, when it does not wrap in its 128 KB
+    /// window and lies in one 64 KB mirror of work RAM or in plain ROM
+    /// (`Cart::plain_rom`, where `Cart::read_word` reads the same bytes):
+    /// there [`Hw::peek_word`] of each word reads the slice's next two.
+    /// `None` otherwise (the caller reads word by word).
+    fn dma_source_slice<'h>(
+        wram: &'h [u8; 0x10000],
+        cart: &'h Cart,
+        source: u32,
+        words: u32,
+    ) -> Option<&'h [u8]> {
+        let len = 2 * words as usize;
+        let a = source & 0xFF_FFFF;
+        if a & 1 != 0 || (source & 0x1_FFFF) as usize + len > 0x2_0000 {
+            return None;
+        }
+        if a >= 0xE0_0000 {
+            let i = (a & 0xFFFF) as usize;
+            wram.get(i..i + len)
+        } else if a < 0x40_0000 {
+            cart.plain_rom(a, len)
+        } else {
+            None
+        }
+    }
+
     // The bus accesses outside work RAM and the cartridge (reads) or work
     // RAM (writes): out of line, so that the core's handlers, which inline
     // the fast cases at every access, stay small and save fewer registers.
@@ -791,11 +854,11 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
 
     #[inline(always)]
     fn boundary_quick(&mut self, now: u64) -> Option<u8> {
-        // `boundary`'s fast path.
+        // `boundary`'s fast path; the time's store is left to the report
+        // that the core makes at once (`instruction_quick`, observe.rs).
         if now >= self.hw.check_at {
             return None;
         }
-        self.hw.clock.cpu_cycles = now;
         Some(self.hw.ipl)
     }
 

@@ -161,6 +161,26 @@ impl<O: MdObserver + ?Sized> Observer for Bus68k<'_, O> {
     }
 
     #[inline(always)]
+    fn instruction_quick(&mut self, pc: u32, cycles: u32, now: u64) {
+        // The boundary was `boundary_quick`'s, which left the time's store
+        // to this report (one `hw` for both: the seam's stores need no
+        // reload of it after that store). No cost part is pending: a part
+        // charged during the instruction made its boundary slow
+        // (`Hw::charge_access`), and the slow boundary's report takes them.
+        let hw = &mut *self.hw;
+        hw.clock.cpu_cycles = now;
+        let seam = &mut hw.seam;
+        seam.recent[Seam::ring(seam.instructions)] = pc;
+        seam.instructions += 1;
+        debug_assert!(!seam.pending, "a part pending at a quick boundary");
+        let cost = InstrCost {
+            total: m68k_to_mclk32(cycles),
+            ..InstrCost::default()
+        };
+        self.obs.instruction(pc, cost, &hw.clock);
+    }
+
+    #[inline(always)]
     fn exception(&mut self, kind: ExceptionKind, vector: u8, handler: u32, cycles: u32) {
         let seam = &mut self.hw.seam;
         if seam.stop_on_error

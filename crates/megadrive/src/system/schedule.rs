@@ -28,16 +28,29 @@ impl Hw {
         self.next_event_at
     }
 
-    /// Recompute [`Hw::check_at`] from the next event (mclk), the refresh
-    /// due time and the Z80's pending stall.
+    /// Recompute [`Hw::check_at`]: [`Hw::check_time`], or 0 while a cost
+    /// part charged during an instruction awaits the report of its slow
+    /// boundary ([`Hw::charge_access`]).
     #[inline]
     pub(super) fn update_check(&mut self) {
+        self.check_at = if self.seam.pending {
+            0
+        } else {
+            self.check_time()
+        };
+    }
+
+    /// The first CPU cycle at which a boundary has work of its own: the next
+    /// event (mclk), the refresh due time, at once with the Z80's stall
+    /// pending.
+    #[inline]
+    pub(super) fn check_time(&self) -> u64 {
         let event = self.next_event_cycle();
-        self.check_at = if self.z80.m68k_stall != 0 {
+        if self.z80.m68k_stall != 0 {
             0
         } else {
             event.min(self.refresh.due)
-        };
+        }
     }
 
     /// Process every line event due at or before `now` (mclk), in order.
