@@ -52,15 +52,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.move_write::<S, M, false>(op, 2, false, a, src)?;
                 self.prefetch()
             }
-            3 => {
-                self.c.ir.pc_adj = 2;
-                let a = self.c.a[r];
-                let na = a.wrapping_add(Self::step_size::<S>(r));
-                self.move_write::<S, M, false>(op, 3, false, a, src)?;
-                // A faulting write leaves An unchanged.
-                self.c.a[r] = na;
-                self.prefetch()
-            }
+            3 => self.move_postinc_write::<S, M>(op, r, src),
             4 => {
                 let a = self.c.a[r].wrapping_sub(Self::step_size::<S>(r));
                 if S != 4 {
@@ -120,7 +112,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     pub(crate) fn move_to_postinc_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
-        let r = ((op >> 9) & 7) as usize;
+        self.move_postinc_write::<S, M>(op, ((op >> 9) & 7) as usize, src)
+    }
+
+    /// The (An)+ destination of a MOVE, its source `src` read: the write,
+    /// An's step and the prefetch ([`Self::op_move`] and
+    /// [`Self::move_to_postinc_inline`]).
+    #[inline(always)]
+    fn move_postinc_write<const S: u32, const M: u8>(
+        &mut self,
+        op: u16,
+        r: usize,
+        src: u32,
+    ) -> R<()> {
         self.c.ir.pc_adj = 2;
         let a = self.c.a[r];
         let na = a.wrapping_add(Self::step_size::<S>(r));
