@@ -88,12 +88,17 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::LineA => self.illegal_exc(ExceptionKind::LineA, 10),
             Op::LineF => self.illegal_exc(ExceptionKind::LineF, 11),
             // (An)+ destinations of the copy loops' MOVEs inline (the
-            // arm of `op_move` for that destination); the rest through
+            // arm of `op_move` for that destination); the word and long
+            // register sources inline with `op_move`'s whole body (its
+            // run-time switch on the destination); the rest through
             // `op_move`'s instances.
             Op::Move(s) => match sm {
                 0x03 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<1, 3>(op),
                 0x20 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 0>(op),
                 0x23 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 3>(op),
+                0x10 => self.move_inline::<2, 0>(op),
+                0x20 => self.move_inline::<4, 0>(op),
+                0x21 => self.move_inline::<4, 1>(op),
                 _ => by_sm!(self, sm, s, op_move(op)),
             },
             // Register and immediate sources inline; other sources through
@@ -109,6 +114,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x13 => self.move_to_d_inline::<2, 3>(op),
                 0x15 => self.move_to_d_inline::<2, 5>(op),
                 0x16 => self.move_to_d_inline::<2, 6>(op),
+                0x18 => self.move_to_d_inline::<2, 8>(op),
                 0x1B => self.move_to_d_inline::<2, 11>(op),
                 0x20 => self.move_to_d_inline::<4, 0>(op),
                 0x21 => self.move_to_d_inline::<4, 1>(op),
@@ -116,6 +122,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x23 => self.move_to_d_inline::<4, 3>(op),
                 0x25 => self.move_to_d_inline::<4, 5>(op),
                 0x26 => self.move_to_d_inline::<4, 6>(op),
+                0x28 => self.move_to_d_inline::<4, 8>(op),
                 0x2B => self.move_to_d_inline::<4, 11>(op),
                 _ => by_sm!(self, sm, s, op_move(op)),
             },
@@ -128,6 +135,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x21 => self.movea_inline::<4, 1>(op),
                 0x25 => self.movea_inline::<4, 5>(op),
                 0x26 => self.movea_inline::<4, 6>(op),
+                0x28 => self.movea_inline::<4, 8>(op),
                 0x2B => self.movea_inline::<4, 11>(op),
                 _ => by_sm!(self, sm, s, op_movea(op)),
             },
@@ -139,10 +147,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 (false, true) => self.op_movem_to_reg::<4>(op),
             },
             Op::Movep { to_mem, long } => self.op_movep(op, to_mem, long),
-            // d16(An), (xxx).L and d16(PC) inline; the other modes through
-            // the run-time-mode instance.
+            // d16(An), d8(An,Xn), (xxx).L and d16(PC) inline; the other
+            // modes through the run-time-mode instance.
             Op::Lea => match sm {
                 5 => self.lea_inline::<5>(op),
+                6 => self.lea_inline::<6>(op),
                 8 => self.lea_inline::<8>(op),
                 9 => self.lea_inline::<9>(op),
                 _ => self.op_lea(op),
@@ -170,7 +179,12 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x25 => self.alu_to_d_inline::<4, 5>(op, a),
                 _ => by_sm!(self, sm, s, op_alu_to_d(op, a)),
             },
-            Op::AluToEa(a, s) => by_sm!(self, sm, s, op_alu_to_ea(op, a)),
+            // Dn op (An) -> (An) inline (word and long).
+            Op::AluToEa(a, s) => match sm {
+                0x12 => self.alu_to_ea_inline::<2, 2>(op, a),
+                0x22 => self.alu_to_ea_inline::<4, 2>(op, a),
+                _ => by_sm!(self, sm, s, op_alu_to_ea(op, a)),
+            },
             // To Dn inline (ADDI/SUBI/CMPI/ANDI/ORI/EORI #imm,Dn).
             Op::AluImm(a, s) => match sm {
                 0x00 => self.alu_imm_inline::<1, 0>(op, a),
@@ -181,8 +195,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::AluA(a, s) => match sm {
                 0x10 => self.alu_a_inline::<2, 0>(op, a),
                 0x11 => self.alu_a_inline::<2, 1>(op, a),
+                0x1B => self.alu_a_inline::<2, 11>(op, a),
                 0x20 => self.alu_a_inline::<4, 0>(op, a),
                 0x21 => self.alu_a_inline::<4, 1>(op, a),
+                0x22 => self.alu_a_inline::<4, 2>(op, a),
+                0x2B => self.alu_a_inline::<4, 11>(op, a),
                 _ => by_sm!(self, sm, s, op_alu_a(op, a)),
             },
             Op::Addq(s) => match sm {
@@ -199,6 +216,23 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             },
             Op::AddqA => self.op_addq_a(op, false),
             Op::SubqA => self.op_addq_a(op, true),
+            // The register forms of the word and long sizes inline.
+            Op::Addx {
+                mem: false,
+                sz: Sz::W,
+            } => self.addx_reg_inline::<2>(op, false),
+            Op::Addx {
+                mem: false,
+                sz: Sz::L,
+            } => self.addx_reg_inline::<4>(op, false),
+            Op::Subx {
+                mem: false,
+                sz: Sz::W,
+            } => self.addx_reg_inline::<2>(op, true),
+            Op::Subx {
+                mem: false,
+                sz: Sz::L,
+            } => self.addx_reg_inline::<4>(op, true),
             Op::Addx { mem, sz } => sized!(self, sz, op_addx(op, mem, false)),
             Op::Subx { mem, sz } => sized!(self, sz, op_addx(op, mem, true)),
             Op::Cmpm(s) => sized!(self, s, op_cmpm(op)),

@@ -10,6 +10,13 @@ use crate::ea::{sets_pc_adj, Loc, IMM};
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.move_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_move`]'s body, inlined into the dispatch for the word
+    /// and long register sources.
+    #[inline(always)]
+    pub(crate) fn move_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         if M == IMM && S != 4 {
             let dm = (op >> 6) & 7;
             let r = ((op >> 9) & 7) as usize;
@@ -362,9 +369,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.prefetch()
     }
 
-    /// LEA with EA mode index `M` (see [`crate::ea::ea_index`]; no index
-    /// mode, so no idle period), inlined into the dispatch: what
-    /// [`Self::op_lea`] does for that mode.
+    /// LEA with EA mode index `M` (see [`crate::ea::ea_index`]), inlined
+    /// into the dispatch: what [`Self::op_lea`] does for that mode (the
+    /// index modes' 2 idle cycles after the extension word).
     #[inline(always)]
     pub(crate) fn lea_inline<const M: u8>(&mut self, op: u16) -> R<()> {
         // The extension word(s) and the final prefetch both in the fetch
@@ -393,6 +400,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Loc::Mem(a) | Loc::Prog(a) => a,
             _ => 0,
         };
+        if M == 6 || M == 10 {
+            self.idle(2);
+        }
         self.c.a[((op >> 9) & 7) as usize] = a;
         self.prefetch()
     }
