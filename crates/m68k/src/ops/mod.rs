@@ -12,7 +12,7 @@ mod system;
 
 use crate::bus::{Bus, ExceptionKind, Observer};
 use crate::core::{Ctx, R};
-use crate::decode::{Entry, Op, Sz};
+use crate::decode::{Entry, Op, ShK, Sz};
 use crate::ea::DYN;
 
 /// Call a size-generic handler with the size of a decoded variant.
@@ -246,6 +246,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 _ => by_sm!(self, sm, s, op_tst(op)),
             },
             Op::LogicImmSr { op: a, sr } => self.op_logic_sr(a, sr),
+            // The word and long arithmetic and logical shifts inline.
+            Op::ShiftReg(ShK::As, Sz::W) => self.shift_reg_inline::<2>(op, ShK::As),
+            Op::ShiftReg(ShK::As, Sz::L) => self.shift_reg_inline::<4>(op, ShK::As),
+            Op::ShiftReg(ShK::Ls, Sz::W) => self.shift_reg_inline::<2>(op, ShK::Ls),
+            Op::ShiftReg(ShK::Ls, Sz::L) => self.shift_reg_inline::<4>(op, ShK::Ls),
             Op::ShiftReg(k, s) => sized!(self, s, op_shift_reg(op, k)),
             Op::ShiftMem(k) => self.op_shift_mem(op, k),
             Op::BitDyn(k) => self.op_bit(op, k, true),

@@ -275,25 +275,27 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // (A faulting MOVEM pushes PC, whatever the mode.)
             self.c.ir.pc_adj = 2;
             let mut addr = self.c.a[r];
-            for i in 0..16usize {
-                if list & (1 << i) != 0 {
-                    let v = self.reg_by_index(15 - i);
-                    addr = addr.wrapping_sub(S);
-                    // Long: low word first (`write_rev`), one bus call
-                    // for work RAM.
-                    self.write_rev::<S>(addr, v)?;
-                }
+            let mut m = list;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let v = self.reg_by_index(15 - i);
+                addr = addr.wrapping_sub(S);
+                // Long: low word first (`write_rev`), one bus call for
+                // work RAM.
+                self.write_rev::<S>(addr, v)?;
             }
             self.c.a[r] = addr;
         } else {
             let mut addr = self.control_addr(op & 0x3F)?;
             self.c.ir.pc_adj = 2;
-            for i in 0..16usize {
-                if list & (1 << i) != 0 {
-                    let v = self.reg_by_index(i);
-                    self.write::<S>(addr, v)?;
-                    addr = addr.wrapping_add(S);
-                }
+            let mut m = list;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let v = self.reg_by_index(i);
+                self.write::<S>(addr, v)?;
+                addr = addr.wrapping_add(S);
             }
         }
         self.prefetch()
@@ -316,16 +318,17 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             }
         };
         self.c.ir.pc_adj = 2;
-        for i in 0..16usize {
-            if list & (1 << i) != 0 {
-                let v = sext(self.read_fc::<S>(addr, fc)?, S);
-                if i < 8 {
-                    self.c.d[i & 7] = v;
-                } else {
-                    self.c.a[i & 7] = v;
-                }
-                addr = addr.wrapping_add(S);
+        let mut m = list;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let v = sext(self.read_fc::<S>(addr, fc)?, S);
+            if i < 8 {
+                self.c.d[i & 7] = v;
+            } else {
+                self.c.a[i & 7] = v;
             }
+            addr = addr.wrapping_add(S);
         }
         self.rw_fc(addr, fc)?;
         if postinc {
