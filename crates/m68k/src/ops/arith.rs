@@ -392,7 +392,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.tst_inline::<S, M>(op)
     }
 
-    /// [`Self::op_tst`]'s body, inlined into the dispatch for Dn.
+    /// [`Self::op_tst`]'s body, inlined into the dispatch for Dn, and for
+    /// (An) and d16(An) in bytes and words.
     #[inline(always)]
     pub(crate) fn tst_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let v = self.read_ea_m::<S, M>(op & 0x3F)?;

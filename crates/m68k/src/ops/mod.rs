@@ -166,17 +166,19 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x20 => self.clr_inline::<4, 0>(op),
                 _ => by_sm!(self, sm, s, op_clr(op)),
             },
-            // Register sources run inline (no call); the rest through the
-            // specialised out-of-line handlers.
+            // Register, d16(An) and (xxx).L sources run inline (no call);
+            // the rest through the specialised out-of-line handlers.
             Op::AluToD(a, s) => match sm {
                 0x00 => self.alu_to_d_inline::<1, 0>(op, a),
                 0x05 => self.alu_to_d_inline::<1, 5>(op, a),
                 0x10 => self.alu_to_d_inline::<2, 0>(op, a),
                 0x11 => self.alu_to_d_inline::<2, 1>(op, a),
                 0x15 => self.alu_to_d_inline::<2, 5>(op, a),
+                0x18 => self.alu_to_d_inline::<2, 8>(op, a),
                 0x20 => self.alu_to_d_inline::<4, 0>(op, a),
                 0x21 => self.alu_to_d_inline::<4, 1>(op, a),
                 0x25 => self.alu_to_d_inline::<4, 5>(op, a),
+                0x28 => self.alu_to_d_inline::<4, 8>(op, a),
                 _ => by_sm!(self, sm, s, op_alu_to_d(op, a)),
             },
             // Dn op (An) -> (An) inline (word and long).
@@ -241,7 +243,11 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Not(s) => sized!(self, s, op_not(op)),
             Op::Tst(s) => match sm {
                 0x00 => self.tst_inline::<1, 0>(op),
+                0x02 => self.tst_inline::<1, 2>(op),
+                0x05 => self.tst_inline::<1, 5>(op),
                 0x10 => self.tst_inline::<2, 0>(op),
+                0x12 => self.tst_inline::<2, 2>(op),
+                0x15 => self.tst_inline::<2, 5>(op),
                 0x20 => self.tst_inline::<4, 0>(op),
                 _ => by_sm!(self, sm, s, op_tst(op)),
             },
