@@ -234,6 +234,19 @@ hot_forms! {
     0xEF: Op::MoveToD(Sz::L), 0x25 => move_to_d_inline::<4, 5>();
     0xF0: Op::MoveToD(Sz::L), 0x26 => move_to_d_inline::<4, 6>();
     0xF1: Op::MoveToD(Sz::L), 0x28 => move_to_d_inline::<4, 8>();
+    0xF2: Op::Move(Sz::B), 0x03 => move_postinc_or_op_move::<1, 3>();
+    0xF3: Op::Move(Sz::W), 0x10 => move_inline::<2, 0>();
+    0xF4: Op::Move(Sz::L), 0x20 => move_postinc_or_inline::<4, 0>();
+    0xF5: Op::Move(Sz::L), 0x21 => move_inline::<4, 1>();
+    0xF6: Op::Move(Sz::L), 0x23 => move_postinc_or_op_move::<4, 3>();
+    0xF7: Op::Movea(Sz::L), 0x20 => movea_inline::<4, 0>();
+    0xF8: Op::Movea(Sz::L), 0x25 => movea_inline::<4, 5>();
+    0xF9: Op::Movea(Sz::L), 0x26 => movea_inline::<4, 6>();
+    0xFA: Op::Movea(Sz::L), 0x28 => movea_inline::<4, 8>();
+    0xFB: Op::Movea(Sz::L), 0x2B => movea_inline::<4, 11>();
+    0xFC: Op::Tst(Sz::B), 0x00 => tst_inline::<1, 0>();
+    0xFD: Op::Tst(Sz::W), 0x10 => tst_inline::<2, 0>();
+    0xFE: Op::Tst(Sz::L), 0x20 => tst_inline::<4, 0>();
 }
 
 impl<B: Bus + Observer> Ctx<'_, B> {
@@ -249,20 +262,10 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Illegal => self.illegal_exc(ExceptionKind::IllegalInstruction, 4),
             Op::LineA => self.illegal_exc(ExceptionKind::LineA, 10),
             Op::LineF => self.illegal_exc(ExceptionKind::LineF, 11),
-            // (An)+ destinations of the copy loops' MOVEs inline (the
-            // arm of `op_move` for that destination); the word and long
-            // register sources inline with `op_move`'s whole body (its
-            // run-time switch on the destination); the rest through
-            // `op_move`'s instances.
-            Op::Move(s) => match sm {
-                0x03 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<1, 3>(op),
-                0x20 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 0>(op),
-                0x23 if op & 0x01C0 == 0x00C0 => self.move_to_postinc_inline::<4, 3>(op),
-                0x10 => self.move_inline::<2, 0>(op),
-                0x20 => self.move_inline::<4, 0>(op),
-                0x21 => self.move_inline::<4, 1>(op),
-                _ => by_sm!(self, sm, s, op_move(op)),
-            },
+            // The copy loops' (An)+ destinations and the word and long
+            // register sources are hot forms (`hot_forms!`); the rest
+            // through `op_move`'s instances.
+            Op::Move(s) => by_sm!(self, sm, s, op_move(op)),
             // Register and immediate sources inline (the common sources
             // as hot forms, `hot_forms!`); other sources through
             // `op_move`'s instances (their Dn-destination arm).
@@ -281,12 +284,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 0x11 => self.movea_inline::<2, 1>(op),
                 0x15 => self.movea_inline::<2, 5>(op),
                 0x1B => self.movea_inline::<2, 11>(op),
-                0x20 => self.movea_inline::<4, 0>(op),
                 0x21 => self.movea_inline::<4, 1>(op),
-                0x25 => self.movea_inline::<4, 5>(op),
-                0x26 => self.movea_inline::<4, 6>(op),
-                0x28 => self.movea_inline::<4, 8>(op),
-                0x2B => self.movea_inline::<4, 11>(op),
                 _ => by_sm!(self, sm, s, op_movea(op)),
             },
             Op::Moveq => self.op_moveq(op),
@@ -350,13 +348,10 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Op::Negx(s) => sized!(self, s, op_neg(op, true)),
             Op::Not(s) => sized!(self, s, op_not(op)),
             Op::Tst(s) => match sm {
-                0x00 => self.tst_inline::<1, 0>(op),
                 0x02 => self.tst_inline::<1, 2>(op),
                 0x05 => self.tst_inline::<1, 5>(op),
-                0x10 => self.tst_inline::<2, 0>(op),
                 0x12 => self.tst_inline::<2, 2>(op),
                 0x15 => self.tst_inline::<2, 5>(op),
-                0x20 => self.tst_inline::<4, 0>(op),
                 _ => by_sm!(self, sm, s, op_tst(op)),
             },
             Op::LogicImmSr { op: a, sr } => self.op_logic_sr(a, sr),

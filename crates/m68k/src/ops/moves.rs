@@ -122,6 +122,29 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.move_postinc_write::<S, M>(op, ((op >> 9) & 7) as usize, src)
     }
 
+    /// A hot form (`ops::hot_forms!`) of the copy loops' MOVEs: to (An)+
+    /// inline ([`Self::move_to_postinc_inline`]), any other destination
+    /// through [`Self::op_move`]'s instance, as the dispatch did before.
+    #[inline(always)]
+    pub(crate) fn move_postinc_or_op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        if op & 0x01C0 == 0x00C0 {
+            self.move_to_postinc_inline::<S, M>(op)
+        } else {
+            self.op_move::<S, M>(op)
+        }
+    }
+
+    /// As [`Self::move_postinc_or_op_move`], with any other destination
+    /// through [`Self::move_inline`] (`op_move`'s body, inline).
+    #[inline(always)]
+    pub(crate) fn move_postinc_or_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        if op & 0x01C0 == 0x00C0 {
+            self.move_to_postinc_inline::<S, M>(op)
+        } else {
+            self.move_inline::<S, M>(op)
+        }
+    }
+
     /// The (An)+ destination of a MOVE, its source `src` read: the write,
     /// An's step and the prefetch ([`Self::op_move`] and
     /// [`Self::move_to_postinc_inline`]).
