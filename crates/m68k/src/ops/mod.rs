@@ -91,7 +91,7 @@ macro_rules! by_sm {
 /// back to the dispatch below, whose `by_sm!` takes it to the run-time
 /// mode instance.
 macro_rules! hot_forms {
-    ($($id:literal: $op:expr, $sm:literal => $f:ident::<$s:literal, $m:literal>($($a:expr),*);)*) => {
+    ($($id:literal: $op:pat, $sm:literal => $f:ident::<$s:literal, $m:literal>($($a:expr),*);)*) => {
         /// The hot forms' `sm` values, in order.
         #[cfg(test)]
         pub(crate) const HOT_SMS: &[u8] = &[$($id),*];
@@ -99,10 +99,10 @@ macro_rules! hot_forms {
         /// The `sm` byte of a decode-table entry: `sm` itself, or the
         /// hot form's own value (see `hot_forms!`).
         pub(crate) fn hot_sm(op: Op, sm: u8) -> u8 {
-            $(if op == $op && sm == $sm {
-                return $id;
-            })*
-            sm
+            match (op, sm) {
+                $(($op, $sm) => $id,)*
+                _ => sm,
+            }
         }
 
         impl<B: Bus + Observer> Ctx<'_, B> {
