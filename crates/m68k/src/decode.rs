@@ -596,9 +596,35 @@ pub(crate) fn table() -> &'static [Entry; 65536] {
             let op = decode(i as u16);
             *e = Entry {
                 op,
-                sm: size_mode(i as u16, op),
+                sm: crate::ops::hot_sm(op, size_mode(i as u16, op)),
             };
         }
         t
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The hot forms (`ops::hot_forms!`) have their own `sm` values, in
+    /// order from 0x80, each decoded for some opcode word; no other `sm`
+    /// reaches 0x80.
+    #[test]
+    fn hot_forms_are_decoded() {
+        let hot = crate::ops::HOT_SMS;
+        for (i, &h) in hot.iter().enumerate() {
+            assert_eq!(h as usize, 0x80 + i);
+        }
+        let mut used = vec![false; hot.len()];
+        for (w, e) in super::table().iter().enumerate() {
+            assert!(super::size_mode(w as u16, e.op) < 0x80);
+            if e.sm >= 0x80 {
+                used[(e.sm - 0x80) as usize] = true;
+            }
+        }
+        let unused: Vec<_> = (0..hot.len())
+            .filter(|&i| !used[i])
+            .map(|i| hot[i])
+            .collect();
+        assert!(unused.is_empty(), "hot forms never decoded: {unused:02X?}");
+    }
 }

@@ -86,6 +86,13 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     /// Dn op <ea> -> <ea> (ADD, SUB, AND, OR, EOR): 8+ea, long 12+ea
     /// (read, prefetch, write); EOR Dn,Dn 4 / 8.
     pub(crate) fn op_alu_to_ea<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
+        self.alu_to_ea_inline::<S, M>(op, a)
+    }
+
+    /// [`Self::op_alu_to_ea`]'s body, inlined into the dispatch for the
+    /// (An) destination.
+    #[inline(always)]
+    pub(crate) fn alu_to_ea_inline<const S: u32, const M: u8>(&mut self, op: u16, a: Alu) -> R<()> {
         let s = self.dreg::<S>(((op >> 9) & 7) as usize);
         let loc = self.resolve_m::<S, true, M>(op & 0x3F)?;
         if let Loc::D(r) = loc {
@@ -276,19 +283,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         let rx = ((op >> 9) & 7) as usize;
         let ry = (op & 7) as usize;
         if !mem {
-            let s = self.dreg::<S>(ry);
-            let d = self.dreg::<S>(rx);
-            let v = if sub {
-                self.sub::<S, true>(s, d)
-            } else {
-                self.add::<S, true>(s, d)
-            };
-            self.set_dreg::<S>(rx, v);
-            self.prefetch()?;
-            if S == 4 {
-                self.idle(4);
-            }
-            return Ok(());
+            return self.addx_reg_inline::<S>(op, sub);
         }
         self.idle(2);
         let s = self.read_predec::<S>(ry)?;
@@ -307,6 +302,27 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             self.prefetch()?;
             self.write::<S>(a, v)
         }
+    }
+
+    /// ADDX/SUBX Dy,Dx: [`Self::op_addx`]'s register form, inlined into
+    /// the dispatch for the word and long sizes.
+    #[inline(always)]
+    pub(crate) fn addx_reg_inline<const S: u32>(&mut self, op: u16, sub: bool) -> R<()> {
+        let rx = ((op >> 9) & 7) as usize;
+        let ry = (op & 7) as usize;
+        let s = self.dreg::<S>(ry);
+        let d = self.dreg::<S>(rx);
+        let v = if sub {
+            self.sub::<S, true>(s, d)
+        } else {
+            self.add::<S, true>(s, d)
+        };
+        self.set_dreg::<S>(rx, v);
+        self.prefetch()?;
+        if S == 4 {
+            self.idle(4);
+        }
+        Ok(())
     }
 
     /// Read through -(An) for the multi-precision forms: a long is read low
@@ -376,7 +392,8 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.tst_inline::<S, M>(op)
     }
 
-    /// [`Self::op_tst`]'s body, inlined into the dispatch for Dn.
+    /// [`Self::op_tst`]'s body, inlined into the dispatch for Dn, and for
+    /// (An) and d16(An) in bytes and words.
     #[inline(always)]
     pub(crate) fn tst_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let v = self.read_ea_m::<S, M>(op & 0x3F)?;

@@ -10,6 +10,13 @@ use crate::ea::{sets_pc_adj, Loc, IMM};
 
 impl<B: Bus + Observer> Ctx<'_, B> {
     pub(crate) fn op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        self.move_inline::<S, M>(op)
+    }
+
+    /// [`Self::op_move`]'s body, inlined into the dispatch for the word
+    /// and long register sources.
+    #[inline(always)]
+    pub(crate) fn move_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         if M == IMM && S != 4 {
             let dm = (op >> 6) & 7;
             let r = ((op >> 9) & 7) as usize;
@@ -52,15 +59,7 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.move_write::<S, M, false>(op, 2, false, a, src)?;
                 self.prefetch()
             }
-            3 => {
-                self.c.ir.pc_adj = 2;
-                let a = self.c.a[r];
-                let na = a.wrapping_add(Self::step_size::<S>(r));
-                self.move_write::<S, M, false>(op, 3, false, a, src)?;
-                // A faulting write leaves An unchanged.
-                self.c.a[r] = na;
-                self.prefetch()
-            }
+            3 => self.move_postinc_write::<S, M>(op, r, src),
             4 => {
                 let a = self.c.a[r].wrapping_sub(Self::step_size::<S>(r));
                 if S != 4 {
@@ -120,7 +119,42 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     #[inline(always)]
     pub(crate) fn move_to_postinc_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
         let src = self.read_ea_m::<S, M>(op & 0x3F)?;
-        let r = ((op >> 9) & 7) as usize;
+        self.move_postinc_write::<S, M>(op, ((op >> 9) & 7) as usize, src)
+    }
+
+    /// A hot form (`ops::hot_forms!`) of the copy loops' MOVEs: to (An)+
+    /// inline ([`Self::move_to_postinc_inline`]), any other destination
+    /// through [`Self::op_move`]'s instance, as the dispatch did before.
+    #[inline(always)]
+    pub(crate) fn move_postinc_or_op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        if op & 0x01C0 == 0x00C0 {
+            self.move_to_postinc_inline::<S, M>(op)
+        } else {
+            self.op_move::<S, M>(op)
+        }
+    }
+
+    /// As [`Self::move_postinc_or_op_move`], with any other destination
+    /// through [`Self::move_inline`] (`op_move`'s body, inline).
+    #[inline(always)]
+    pub(crate) fn move_postinc_or_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+        if op & 0x01C0 == 0x00C0 {
+            self.move_to_postinc_inline::<S, M>(op)
+        } else {
+            self.move_inline::<S, M>(op)
+        }
+    }
+
+    /// The (An)+ destination of a MOVE, its source `src` read: the write,
+    /// An's step and the prefetch ([`Self::op_move`] and
+    /// [`Self::move_to_postinc_inline`]).
+    #[inline(always)]
+    fn move_postinc_write<const S: u32, const M: u8>(
+        &mut self,
+        op: u16,
+        r: usize,
+        src: u32,
+    ) -> R<()> {
         self.c.ir.pc_adj = 2;
         let a = self.c.a[r];
         let na = a.wrapping_add(Self::step_size::<S>(r));
@@ -264,25 +298,27 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             // (A faulting MOVEM pushes PC, whatever the mode.)
             self.c.ir.pc_adj = 2;
             let mut addr = self.c.a[r];
-            for i in 0..16usize {
-                if list & (1 << i) != 0 {
-                    let v = self.reg_by_index(15 - i);
-                    addr = addr.wrapping_sub(S);
-                    // Long: low word first (`write_rev`), one bus call
-                    // for work RAM.
-                    self.write_rev::<S>(addr, v)?;
-                }
+            let mut m = list;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let v = self.reg_by_index(15 - i);
+                addr = addr.wrapping_sub(S);
+                // Long: low word first (`write_rev`), one bus call for
+                // work RAM.
+                self.write_rev::<S>(addr, v)?;
             }
             self.c.a[r] = addr;
         } else {
             let mut addr = self.control_addr(op & 0x3F)?;
             self.c.ir.pc_adj = 2;
-            for i in 0..16usize {
-                if list & (1 << i) != 0 {
-                    let v = self.reg_by_index(i);
-                    self.write::<S>(addr, v)?;
-                    addr = addr.wrapping_add(S);
-                }
+            let mut m = list;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                let v = self.reg_by_index(i);
+                self.write::<S>(addr, v)?;
+                addr = addr.wrapping_add(S);
             }
         }
         self.prefetch()
@@ -305,16 +341,17 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             }
         };
         self.c.ir.pc_adj = 2;
-        for i in 0..16usize {
-            if list & (1 << i) != 0 {
-                let v = sext(self.read_fc::<S>(addr, fc)?, S);
-                if i < 8 {
-                    self.c.d[i & 7] = v;
-                } else {
-                    self.c.a[i & 7] = v;
-                }
-                addr = addr.wrapping_add(S);
+        let mut m = list;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let v = sext(self.read_fc::<S>(addr, fc)?, S);
+            if i < 8 {
+                self.c.d[i & 7] = v;
+            } else {
+                self.c.a[i & 7] = v;
             }
+            addr = addr.wrapping_add(S);
         }
         self.rw_fc(addr, fc)?;
         if postinc {
@@ -358,9 +395,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
         self.prefetch()
     }
 
-    /// LEA with EA mode index `M` (see [`crate::ea::ea_index`]; no index
-    /// mode, so no idle period), inlined into the dispatch: what
-    /// [`Self::op_lea`] does for that mode.
+    /// LEA with EA mode index `M` (see [`crate::ea::ea_index`]), inlined
+    /// into the dispatch: what [`Self::op_lea`] does for that mode (the
+    /// index modes' 2 idle cycles after the extension word).
     #[inline(always)]
     pub(crate) fn lea_inline<const M: u8>(&mut self, op: u16) -> R<()> {
         // The extension word(s) and the final prefetch both in the fetch
@@ -389,6 +426,9 @@ impl<B: Bus + Observer> Ctx<'_, B> {
             Loc::Mem(a) | Loc::Prog(a) => a,
             _ => 0,
         };
+        if M == 6 || M == 10 {
+            self.idle(2);
+        }
         self.c.a[((op >> 9) & 7) as usize] = a;
         self.prefetch()
     }

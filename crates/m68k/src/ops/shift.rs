@@ -143,6 +143,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
     }
 
     pub(crate) fn op_shift_reg<const S: u32>(&mut self, op: u16, k: ShK) -> R<()> {
+        self.shift_reg_inline::<S>(op, k)
+    }
+
+    /// [`Self::op_shift_reg`]'s body, inlined into the dispatch for the
+    /// word and long ASx and LSx (`k` a constant there, so that
+    /// [`Self::shift`] folds to that kind).
+    #[inline(always)]
+    pub(crate) fn shift_reg_inline<const S: u32>(&mut self, op: u16, k: ShK) -> R<()> {
         let dr = (op & 7) as usize;
         let cnt = ((op >> 9) & 7) as usize;
         let n = if op & 0x20 != 0 {
