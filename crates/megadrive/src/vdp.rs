@@ -840,20 +840,18 @@ impl Vdp {
     /// once and the address, the FIFO ring's position and the last write's
     /// address stay in locals.
     pub fn store_words(&mut self, src: &[u8]) {
-        let inc = self.regs[15] as u16;
-        let mut addr = self.addr;
-        let mut last = self.last_write_addr;
-        let mut wp = self.fifo_wp;
-        let mut fifo = self.fifo_vals;
-        let words = src
-            .chunks_exact(2)
-            .map(|p| u16::from_be_bytes([p[0], p[1]]));
+        let mut run = WordRun {
+            inc: self.regs[15] as u16,
+            addr: self.addr,
+            last: self.last_write_addr,
+            wp: self.fifo_wp,
+            fifo: self.fifo_vals,
+        };
         match self.code & 0x0F {
             0x01 => {
                 let vram = &mut *self.vram;
-                for v in words {
-                    last = addr;
-                    let a = addr as usize;
+                run.each(src, |a, v| {
+                    let a = a as usize;
                     let [hi, lo] = if a & 1 != 0 {
                         v.swap_bytes().to_be_bytes()
                     } else {
@@ -861,46 +859,30 @@ impl Vdp {
                     };
                     vram[a & 0xFFFE] = hi;
                     vram[a | 1] = lo;
-                    fifo[wp % FIFO_DEPTH] = v;
-                    wp = (wp + 1) % FIFO_DEPTH;
-                    addr = addr.wrapping_add(inc);
-                }
+                });
             }
             0x03 => {
-                for v in words {
-                    last = addr;
-                    self.cram[((addr >> 1) & 63) as usize] = v & 0x0EEE;
-                    fifo[wp % FIFO_DEPTH] = v;
-                    wp = (wp + 1) % FIFO_DEPTH;
-                    addr = addr.wrapping_add(inc);
-                }
+                let cram = &mut self.cram;
+                run.each(src, |a, v| cram[((a >> 1) & 63) as usize] = v & 0x0EEE);
             }
             0x05 => {
-                for v in words {
-                    last = addr;
-                    let i = ((addr >> 1) & 0x3F) as usize;
+                let vsram = &mut self.vsram;
+                run.each(src, |a, v| {
+                    let i = ((a >> 1) & 0x3F) as usize;
                     if i < 40 {
-                        self.vsram[i] = v & 0x07FF;
+                        vsram[i] = v & 0x07FF;
                     }
-                    fifo[wp % FIFO_DEPTH] = v;
-                    wp = (wp + 1) % FIFO_DEPTH;
-                    addr = addr.wrapping_add(inc);
-                }
+                });
             }
             _ => {
-                for v in words {
-                    last = addr;
-                    self.invalid_writes += 1;
-                    fifo[wp % FIFO_DEPTH] = v;
-                    wp = (wp + 1) % FIFO_DEPTH;
-                    addr = addr.wrapping_add(inc);
-                }
+                let invalid = &mut self.invalid_writes;
+                run.each(src, |_, _| *invalid += 1);
             }
         }
-        self.addr = addr;
-        self.last_write_addr = last;
-        self.fifo_wp = wp;
-        self.fifo_vals = fifo;
+        self.addr = run.addr;
+        self.last_write_addr = run.last;
+        self.fifo_wp = run.wp;
+        self.fifo_vals = run.fifo;
     }
 
     /// What [`Vdp::store`] moves besides the memories: the address, the
@@ -1250,4 +1232,31 @@ impl Vdp {
 #[inline]
 fn round7(m: u64) -> u64 {
     crate::timing::m68k_to_mclk(crate::timing::mclk_to_m68k_ceil(m))
+}
+
+/// What [`Vdp::store_words`] moves for every word, whatever its target, as
+/// [`Vdp::store`] does: the address and its step, the last write's address
+/// and the FIFO ring's position and words (in locals for the run).
+struct WordRun {
+    inc: u16,
+    addr: u16,
+    last: u16,
+    wp: usize,
+    fifo: [u16; FIFO_DEPTH],
+}
+
+impl WordRun {
+    /// Each big-endian word `v` of `src` in turn: `put(addr, v)` (its
+    /// target's write), then the FIFO entry and the address's step.
+    #[inline(always)]
+    fn each(&mut self, src: &[u8], mut put: impl FnMut(u16, u16)) {
+        for p in src.chunks_exact(2) {
+            let v = u16::from_be_bytes([p[0], p[1]]);
+            self.last = self.addr;
+            put(self.addr, v);
+            self.fifo[self.wp % FIFO_DEPTH] = v;
+            self.wp = (self.wp + 1) % FIFO_DEPTH;
+            self.addr = self.addr.wrapping_add(self.inc);
+        }
+    }
 }
