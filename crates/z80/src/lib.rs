@@ -40,7 +40,7 @@ pub use flags::{FLAG_C, FLAG_H, FLAG_N, FLAG_PV, FLAG_S, FLAG_X, FLAG_Y, FLAG_Z}
 use registers::{A, C, E, F, IXL, IYL, L};
 
 /// Register file and control state of one Z80.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Z80 {
     /// C B E D L H F A IXL IXH IYL IYH (pairs little-endian).
     reg: [u8; 12],
@@ -61,12 +61,11 @@ pub struct Z80 {
     pub halted: bool,
     /// MEMPTR / WZ (internal; shows in the X/Y flags of `BIT n,(HL)`).
     pub memptr: u16,
-    /// Q: the flags the last instruction wrote, 0 if it wrote none (affects
-    /// X/Y of `SCF`/`CCF`).
-    /// Q: the flags this instruction wrote, 0 if none yet.
-    q: u8,
-    /// Q of the previous instruction.
-    last_q: u8,
+    /// Q (affects X/Y of `SCF`/`CCF`), as `[last Q, Q]`: Q of the previous instruction, and the flags this
+    /// instruction wrote (0 if none yet). One pair, so that the shift at
+    /// every instruction's start (`begin`) is one 16-bit shift of memory
+    /// instead of a byte load, a byte store and a zero store.
+    qs: [u8; 2],
     /// No interrupt is accepted before the next instruction (after EI, DI,
     /// or between prefixes).
     int_blocked: bool,
@@ -74,6 +73,37 @@ pub struct Z80 {
     prefix: u8,
     /// Free-running T-state counter; the host may reset or rebase it.
     pub tstates: u64,
+}
+
+/// Index of last Q in [`Z80::qs`].
+pub(crate) const LAST_Q: usize = 0;
+/// Index of Q in [`Z80::qs`].
+pub(crate) const Q: usize = 1;
+
+/// As `#[derive(Debug)]` printed the register file when Q and last Q were
+/// two fields (`statehash` prints it): the same names, order and values.
+impl std::fmt::Debug for Z80 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Z80")
+            .field("reg", &self.reg)
+            .field("alt", &self.alt)
+            .field("pc", &self.pc)
+            .field("sp", &self.sp)
+            .field("i", &self.i)
+            .field("r7", &self.r7)
+            .field("rc", &self.rc)
+            .field("iff1", &self.iff1)
+            .field("iff2", &self.iff2)
+            .field("im", &self.im)
+            .field("halted", &self.halted)
+            .field("memptr", &self.memptr)
+            .field("q", &self.qs[Q])
+            .field("last_q", &self.qs[LAST_Q])
+            .field("int_blocked", &self.int_blocked)
+            .field("prefix", &self.prefix)
+            .field("tstates", &self.tstates)
+            .finish()
+    }
 }
 
 impl Default for Z80 {
@@ -129,8 +159,7 @@ impl Z80 {
             im: 0,
             halted: false,
             memptr: 0,
-            q: 0,
-            last_q: 0,
+            qs: [0, 0],
             int_blocked: false,
             prefix: 0,
             tstates: 0,
@@ -209,10 +238,10 @@ impl Z80 {
     /// Q: the flags the last instruction wrote, 0 if it wrote none (affects
     /// X/Y of `SCF`/`CCF`; Young, "SCF/CCF").
     pub fn q(&self) -> u8 {
-        self.q
+        self.qs[Q]
     }
 
     pub fn set_q(&mut self, q: u8) {
-        self.q = q;
+        self.qs[Q] = q;
     }
 }

@@ -86,7 +86,7 @@ impl Z80 {
     #[inline(always)]
     pub(crate) fn setf(&mut self, f: u8) {
         self.reg[F] = f;
-        self.q = f;
+        self.qs[crate::Q] = f;
     }
     #[inline(always)]
     pub(crate) fn cond(&self, c: u8) -> bool {

@@ -8,7 +8,7 @@ impl Z80 {
     /// Accept the maskable interrupt (IFF1 set, /INT asserted).
     #[inline(always)]
     pub(crate) fn interrupt<Bs: Bus>(&mut self, bus: &mut Bs, ts: &mut Hot) {
-        self.q = 0;
+        self.qs[crate::Q] = 0;
         if self.halted {
             self.halted = false;
             self.pc = self.pc.wrapping_add(1);
@@ -199,8 +199,7 @@ impl Z80 {
         // R counts M1 cycles modulo 128 (bit 7 kept apart): adding n mod 256
         // to the counter is n single increments.
         self.rc = self.rc.wrapping_add(n as u8);
-        self.last_q = if n == 1 { self.q } else { 0 };
-        self.q = 0;
+        self.qs = [if n == 1 { self.qs[crate::Q] } else { 0 }, 0];
         if !self.halted {
             self.memptr = pc;
         }
@@ -238,8 +237,7 @@ impl Z80 {
         let f = (self.reg[crate::registers::F] & crate::flags::FLAG_C)
             | crate::flags::DEC_FLAGS[a_new.wrapping_add(1) as usize];
         self.reg[crate::registers::F] = f;
-        self.q = f;
-        self.last_q = 0;
+        self.qs = [0, f];
         self.rc = self.rc.wrapping_add((2 * k) as u8);
         self.memptr = pc.wrapping_sub(1);
         t + 16 * k
@@ -249,8 +247,9 @@ impl Z80 {
     /// until the instruction writes the flags.
     #[inline(always)]
     pub(crate) fn begin(&mut self) {
-        self.last_q = self.q;
-        self.q = 0;
+        // [last Q, Q] little-endian: shifting right by 8 moves Q to last
+        // Q and clears Q.
+        self.qs = (u16::from_le_bytes(self.qs) >> 8).to_le_bytes();
     }
 
     /// After a DD (P = 1) or FD (P = 2) prefix; `begin` has run.
@@ -265,7 +264,7 @@ impl Z80 {
                 self.prefix = op;
                 self.int_blocked = true;
                 ts.open_gate();
-                self.q = self.last_q;
+                self.qs[crate::Q] = self.qs[crate::LAST_Q];
             }
             0xCB => self.exec_xycb::<P, Bs>(bus, ts),
             _ => self.exec_main::<P, Bs>(bus, ts, op),

@@ -229,7 +229,7 @@ impl Z80 {
             0x37 => {
                 let f0 = self.reg[F];
                 let f = (f0 & (FLAG_S | FLAG_Z | FLAG_PV))
-                    | (((self.last_q ^ f0) | self.reg[A]) & XY)
+                    | (((self.qs[crate::LAST_Q] ^ f0) | self.reg[A]) & XY)
                     | FLAG_C;
                 self.setf(f);
             }
@@ -237,7 +237,7 @@ impl Z80 {
                 let f0 = self.reg[F];
                 let c = f0 & FLAG_C;
                 let f = (f0 & (FLAG_S | FLAG_Z | FLAG_PV))
-                    | (((self.last_q ^ f0) | self.reg[A]) & XY)
+                    | (((self.qs[crate::LAST_Q] ^ f0) | self.reg[A]) & XY)
                     | (c << 4)
                     | (c ^ FLAG_C);
                 self.setf(f);
