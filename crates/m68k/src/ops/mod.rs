@@ -234,11 +234,11 @@ hot_forms! {
     0xEF: Op::MoveToD(Sz::L), 0x25 => move_to_d_inline::<4, 5>();
     0xF0: Op::MoveToD(Sz::L), 0x26 => move_to_d_inline::<4, 6>();
     0xF1: Op::MoveToD(Sz::L), 0x28 => move_to_d_inline::<4, 8>();
-    0xF2: Op::Move(Sz::B), 0x03 => move_postinc_or_op_move::<1, 3>();
+    0xF2: Op::Move(Sz::B), 0x03 => move_postinc_or::<1, 3>(false);
     0xF3: Op::Move(Sz::W), 0x10 => move_inline::<2, 0>();
-    0xF4: Op::Move(Sz::L), 0x20 => move_postinc_or_inline::<4, 0>();
+    0xF4: Op::Move(Sz::L), 0x20 => move_postinc_or::<4, 0>(true);
     0xF5: Op::Move(Sz::L), 0x21 => move_inline::<4, 1>();
-    0xF6: Op::Move(Sz::L), 0x23 => move_postinc_or_op_move::<4, 3>();
+    0xF6: Op::Move(Sz::L), 0x23 => move_postinc_or::<4, 3>(false);
     0xF7: Op::Movea(Sz::L), 0x20 => movea_inline::<4, 0>();
     0xF8: Op::Movea(Sz::L), 0x25 => movea_inline::<4, 5>();
     0xF9: Op::Movea(Sz::L), 0x26 => movea_inline::<4, 6>();

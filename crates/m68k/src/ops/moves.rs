@@ -124,24 +124,21 @@ impl<B: Bus + Observer> Ctx<'_, B> {
 
     /// A hot form (`ops::hot_forms!`) of the copy loops' MOVEs: to (An)+
     /// inline ([`Self::move_to_postinc_inline`]), any other destination
-    /// through [`Self::op_move`]'s instance, as the dispatch did before.
+    /// through [`Self::op_move`]'s instance, as the dispatch did before,
+    /// or with `inline_rest` through [`Self::move_inline`] (`op_move`'s
+    /// body, inline).
     #[inline(always)]
-    pub(crate) fn move_postinc_or_op_move<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
+    pub(crate) fn move_postinc_or<const S: u32, const M: u8>(
+        &mut self,
+        op: u16,
+        inline_rest: bool,
+    ) -> R<()> {
         if op & 0x01C0 == 0x00C0 {
             self.move_to_postinc_inline::<S, M>(op)
+        } else if inline_rest {
+            self.move_inline::<S, M>(op)
         } else {
             self.op_move::<S, M>(op)
-        }
-    }
-
-    /// As [`Self::move_postinc_or_op_move`], with any other destination
-    /// through [`Self::move_inline`] (`op_move`'s body, inline).
-    #[inline(always)]
-    pub(crate) fn move_postinc_or_inline<const S: u32, const M: u8>(&mut self, op: u16) -> R<()> {
-        if op & 0x01C0 == 0x00C0 {
-            self.move_to_postinc_inline::<S, M>(op)
-        } else {
-            self.move_inline::<S, M>(op)
         }
     }
 
