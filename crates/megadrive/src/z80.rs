@@ -361,18 +361,29 @@ impl<'a> Z80Ctx<'a> {
 
     /// Accesses outside Z80 RAM; they return the wait states they add (the
     /// time goes in and out by value so the CPU's counter can stay in a
-    /// host register).
+    /// host register). The bank window first: the XGM driver's mixer
+    /// reads its samples there, by far the most frequent access that gets
+    /// here; from [`Z80Ctx::bank_rom`] it is the 68000's loss, the count
+    /// and one load, and everything else is a tail call, so that this
+    /// path needs no stack frame.
     #[cold]
     #[inline(never)]
     fn read_slow(&mut self, addr: u16, t: u64) -> (u8, u64) {
-        // The bank window first: the XGM driver's mixer reads its samples
-        // there, by far the most frequent access that gets here.
         if addr >= 0x8000 {
             if let Some(rom) = self.bank_rom {
                 self.stall += BANK_STALL_BY_PHASE[((self.phase_start + t) % M68K_DIVIDER) as usize];
                 self.bank_count += 1;
                 return (rom[(addr & 0x7FFF) as usize], Z80_BANK_WAIT_TSTATES as u64);
             }
+        }
+        self.read_other(addr, t)
+    }
+
+    /// [`Z80Ctx::read_slow`] but a read from `bank_rom`.
+    #[cold]
+    #[inline(never)]
+    fn read_other(&mut self, addr: u16, t: u64) -> (u8, u64) {
+        if addr >= 0x8000 {
             self.read_bank_full(addr, t)
         } else if addr < 0x6000 {
             let now = self.now(t);
@@ -425,29 +436,40 @@ impl<'a> Z80Ctx<'a> {
     }
 
     /// [`Bus::read_pair`] when a byte is outside Z80 RAM or the pair
-    /// crosses its end: the two reads one by one (time by value, as in
-    /// `read_slow`). Both in the bank window (8000-FFFE: the second byte
-    /// at the next 68000 address, in the same 32 KB bank; the XGM driver's
-    /// `POP DE` of its sample pointers): the two accesses here, each with
-    /// its own T-state, wait and 68000 loss as `read_slow` would charge
-    /// them, without going through it twice.
+    /// crosses its end. Both in the bank window (8000-FFFE: the second
+    /// byte at the next 68000 address, in the same 32 KB bank; the XGM
+    /// driver's `POP DE` of its sample pointers) and [`Z80Ctx::bank_rom`]
+    /// set: the two accesses here, each with its own T-state, wait and
+    /// 68000 loss as `read_slow` would charge them; everything else is a
+    /// tail call of `read_pair_other`, so that this path needs no stack
+    /// frame (time by value, as in `read_slow`).
     #[cold]
     #[inline(never)]
-    fn read_pair_slow(&mut self, addr: u16, mut t: u64) -> (u16, u64) {
+    fn read_pair_slow(&mut self, addr: u16, t: u64) -> (u16, u64) {
+        if let (Some(rom), 0x8000..=0xFFFE) = (self.bank_rom, addr) {
+            // The first read at t + 3, its wait 3, the second at t + 9
+            // with its wait 3 (as the two `bank_access`es of
+            // `read_pair_other`).
+            let a = (addr - 0x8000) as usize;
+            let first = self.phase_start + t + T_MEM;
+            self.stall += BANK_PAIR_STALL_BY_PHASE[(first % M68K_DIVIDER) as usize];
+            self.bank_count += 2;
+            let wait = Z80_BANK_WAIT_TSTATES as u64;
+            return (
+                u16::from_le_bytes([rom[a], rom[a + 1]]),
+                t + 2 * (T_MEM + wait),
+            );
+        }
+        self.read_pair_other(addr, t)
+    }
+
+    /// [`Z80Ctx::read_pair_slow`] but a word from `bank_rom`: a word in
+    /// the bank window (8000-FFFE) makes both accesses here, without going
+    /// through `read_slow` twice; other words take the two single reads.
+    #[cold]
+    #[inline(never)]
+    fn read_pair_other(&mut self, addr: u16, mut t: u64) -> (u16, u64) {
         if (0x8000..0xFFFF).contains(&addr) {
-            if let Some(rom) = self.bank_rom {
-                // The first read at t + 3, its wait 3, the second at t + 9
-                // with its wait 3 (as the two `bank_access`es below).
-                let a = (addr & 0x7FFF) as usize;
-                let first = self.phase_start + t + T_MEM;
-                self.stall += BANK_PAIR_STALL_BY_PHASE[(first % M68K_DIVIDER) as usize];
-                self.bank_count += 2;
-                let wait = Z80_BANK_WAIT_TSTATES as u64;
-                return (
-                    u16::from_le_bytes([rom[a], rom[a + 1]]),
-                    t + 2 * (T_MEM + wait),
-                );
-            }
             t += T_MEM;
             t += self.bank_access(t);
             let a = self.m68k_addr(addr);
