@@ -13,7 +13,8 @@ use crate::io::Io;
 use crate::observer::{Clock, DmaEvent, InstrCost, MdObserver, VdpPort};
 use crate::render::{Image, Renderer};
 use crate::timing::{
-    mclk_to_m68k_ceil, DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
+    mclk_to_m68k_ceil, DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, REFRESH_INTERVAL_CYCLES,
+    REFRESH_PENALTY_CYCLES, Z80_AREA_WAIT_CYCLES,
 };
 use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
 use crate::z80::Z80Sys;
@@ -63,6 +64,9 @@ pub(crate) struct Hw {
     pub(super) poll_lines: bool,
     /// Line events it ran so (for tests).
     pub(super) poll_lines_crossed: u64,
+    /// The slow boundary may take a refresh penalty alone on its short path
+    /// (`Bus68k::boundary_work`; off only for the both-ways test).
+    pub(super) quick_refresh: bool,
     pub(super) renderer: Renderer,
     /// Second renderer for the odd rows of an interlace mode 2 picture
     /// (each field keeps its own previous-line sprite state).
@@ -321,9 +325,38 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         }
     }
 
-    /// The boundary's slow path: line events, DRAM refresh, Z80 stall.
+    /// The boundary's slow path: line events, DRAM refresh, Z80 stall. Its
+    /// common case, a refresh penalty alone (no line event due, no Z80
+    /// stall to charge; about two thirds of the slow boundaries on the
+    /// shared ROMs), is taken here without a stack frame; the rest, and the
+    /// same case with `quick_refresh` off, is `boundary_full`, which does
+    /// exactly the same for it.
     #[inline(never)]
     fn boundary_work(&mut self, now: u64) -> Boundary {
+        let hw = &mut *self.hw;
+        if now < hw.next_event_cycle()
+            && hw.z80.m68k_stall == 0
+            && now >= hw.refresh.due
+            && hw.quick_refresh
+        {
+            // `boundary_full` with no event due and no stall: the penalty
+            // (`Refresh::at_boundary`), its charge, `check_at` (no stall:
+            // the event or the next refresh), the boundary's extra.
+            hw.refresh.due = now + REFRESH_INTERVAL_CYCLES;
+            hw.seam.charge(|p| &mut p.refresh, REFRESH_PENALTY_CYCLES);
+            hw.check_at = hw.next_event_cycle().min(hw.refresh.due);
+            hw.boundary_extra = (now, REFRESH_PENALTY_CYCLES as u64);
+            return Boundary {
+                extra: REFRESH_PENALTY_CYCLES,
+                ipl: hw.ipl,
+            };
+        }
+        self.boundary_full(now)
+    }
+
+    /// [`Bus68k::boundary_work`], all of it.
+    #[inline(never)]
+    fn boundary_full(&mut self, now: u64) -> Boundary {
         // `mclk(now) >= next_event`, in CPU cycles (`Hw::next_event_cycle`).
         if now >= self.hw.next_event_cycle() {
             let m = self.hw.mclk(now);
