@@ -892,6 +892,8 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         if now >= self.hw.check_at {
             return None;
         }
+        // The VDP's level (`Vdp::ipl`: 0, 4 or 6), within the 0-7 the core
+        // takes unmasked from here.
         Some(self.hw.ipl)
     }
 
