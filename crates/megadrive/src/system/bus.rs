@@ -631,9 +631,11 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
 impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// `Bus::poll_skip` up to the next line event: the whole passes before
     /// the pass in which it (or `limit`) falls, with the bus's state
-    /// updated as their boundaries would have; and whether it stopped
-    /// because of the event.
-    fn poll_segment(&mut self, p: &PollPass, now: u64, limit: u64) -> (PollSkip, bool) {
+    /// updated as their boundaries would have; whether it stopped because
+    /// of the event; and whether it found the status read repeating in the
+    /// line before the event (`status_read_repeats`, whose answer depends on
+    /// the line alone while the passes change nothing it reads).
+    fn poll_segment(&mut self, p: &PollPass, now: u64, limit: u64) -> (PollSkip, bool, bool) {
         let mut s = PollSkip::none(now);
         // Only VBlank-flag polls of the status port (SGDK's VDP_waitVBlank):
         // bit 3 of the word, or of the odd (low) byte.
@@ -643,7 +645,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             || (p.size == 1 && a & 1 == 0)
             || self.hw.z80.m68k_stall != 0
         {
-            return (s, false);
+            return (s, false, false);
         }
         // The reads and the flag stay as they are until the next line event
         // (every line start and VINT are events), and boundaries before it
@@ -653,7 +655,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         if event <= now + p.read_offset {
             // The first pass reads after the event (its boundary is the
             // MOVE's end or later).
-            return (s, true);
+            return (s, true, false);
         }
         if self
             .hw
@@ -661,7 +663,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             .status_read_repeats(&self.hw.clock, self.hw.mclk(now + p.read_offset))
             != Some(p.continue_if)
         {
-            return (s, false);
+            return (s, false, false);
         }
         let mut refresh = self.hw.refresh;
         let mut last_boundary = now;
@@ -712,7 +714,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             self.hw.counters.vdp_reads += s.passes;
             self.hw.clock.cpu_cycles = last_boundary;
         }
-        (s, at_event)
+        (s, at_event, true)
     }
 
     /// Whether the pass starting at `start`, in whose boundaries the next
@@ -722,7 +724,10 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// other than the frame's first (which schedules VINT and raises the
     /// VBlank flag) and not VINT, and it and the next line start change no
     /// interrupt level and run no fill (`Vdp::line_start_is_quiet`); the
-    /// pass's read repeats (it may fall after the event); and the pass ends
+    /// pass's read repeats (it may fall after the event; before it, in the
+    /// line `poll_segment` found it repeating in (`checked`), it does, as
+    /// nothing `status_read_repeats` reads but the line has changed since);
+    /// and the pass ends
     /// well before `limit`. Its boundaries charge the refresh and the Z80's
     /// stall from its catch-up to the event: the Z80 was caught up at the
     /// previous line event, at most a line earlier, and each of its
@@ -733,7 +738,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// the pass's last boundaries past the next line start (hence the
     /// second quiet line start), never two, nor within two lines of
     /// `limit`.
-    fn poll_cross_ok(&self, p: &PollPass, start: u64, limit: u64) -> bool {
+    fn poll_cross_ok(&self, p: &PollPass, start: u64, limit: u64, checked: bool) -> bool {
         let hw = &*self.hw;
         let idx = hw.next_line;
         if !hw.poll_lines
@@ -744,13 +749,11 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         {
             return false;
         }
-        let geom = hw.clock.geom;
-        let line = (geom.active + idx) % geom.lines;
+        let line = hw.clock.geom.line_of_start(idx);
+        let read = start + p.read_offset;
         hw.vdp.line_start_is_quiet(&hw.clock, line)
-            && hw
-                .vdp
-                .status_read_repeats(&hw.clock, hw.mclk(start + p.read_offset))
-                == Some(p.continue_if)
+            && ((checked && read < hw.next_event_cycle())
+                || hw.vdp.status_read_repeats(&hw.clock, hw.mclk(read)) == Some(p.continue_if))
     }
 
     /// Run the pass starting at `start` in place (`poll_cross_ok` said
@@ -963,8 +966,8 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         // are reported here, in order; the core reports the last.
         let mut cur = now;
         loop {
-            let (seg, at_event) = self.poll_segment(p, cur, limit);
-            if !at_event || !self.poll_cross_ok(p, seg.end, limit) {
+            let (seg, at_event, checked) = self.poll_segment(p, cur, limit);
+            if !at_event || !self.poll_cross_ok(p, seg.end, limit, checked) {
                 return seg;
             }
             if seg.passes != 0 {
