@@ -769,9 +769,16 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         let mut t = start;
         for (&pc, &c) in p.pcs.iter().zip(&p.cycles) {
             let b = t + c;
-            let x = Bus::boundary(self, b).extra as u64;
-            retroprof_m68k::Observer::instruction(self, pc, (c + x) as u32);
-            t = b + x;
+            // As the core's boundary: the quick one and its report when it
+            // has nothing to do, else `Bus::boundary` and the full report.
+            if Bus::boundary_quick(self, b).is_some() {
+                retroprof_m68k::Observer::instruction_quick(self, pc, c as u32, b);
+                t = b;
+            } else {
+                let x = Bus::boundary(self, b).extra as u64;
+                retroprof_m68k::Observer::instruction(self, pc, (c + x) as u32);
+                t = b + x;
+            }
         }
         debug_assert_eq!(self.hw.ipl, ipl, "a quiet line event");
         debug_assert_eq!(self.hw.z80.m68k_stall, 0);
