@@ -117,7 +117,8 @@ pub trait Bus {
     /// neither adds nor stores the time). The core reports the instruction
     /// of a `Some` boundary with [`Observer::instruction_quick`] at once, so
     /// a host that is its own observer may leave part of the boundary's
-    /// work to that report. Default: `None`.
+    /// work to that report. The level is 0-7 (the core does not mask it, as
+    /// it masks [`Boundary::ipl`]). Default: `None`.
     #[inline(always)]
     fn boundary_quick(&mut self, _now: u64) -> Option<u8> {
         None

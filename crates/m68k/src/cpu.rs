@@ -499,7 +499,14 @@ impl<B: Bus + Observer> Ctx<'_, B> {
                 self.b.instruction(pc, cycles);
             }
         }
-        let ipl = ipl & 7;
+        // `boundary_quick`'s level is 0-7 already (its contract): one
+        // instruction fewer on the common path.
+        let ipl = if QUICK {
+            debug_assert!(ipl <= 7, "boundary_quick's level {ipl}");
+            ipl
+        } else {
+            ipl & 7
+        };
         if ipl != self.c.ipl {
             if ipl == 7 {
                 // Level 7 is edge-triggered (non-maskable).

@@ -426,12 +426,16 @@ pub struct Profiler {
     /// Attribution id of the last instruction executed, unless
     /// `ahead_from` says otherwise (read it with [`Profiler::last_attr`]).
     last_attr: u32,
-    /// A switch made ahead of its instruction ([`Profiler::switch_ahead`]):
+    /// A switch made ahead of its instruction ([`Profiler::switch_ahead_to`]):
     /// while no instruction has run since (`acc` is still 0: every
     /// instruction adds its time to it, and a flush of a non-zero `acc`
     /// clears this), the last instruction executed was `ahead_from`'s,
     /// not `last_attr`'s. `NONE`: no such switch.
     ahead_from: u32,
+    /// Tests only: no switch ahead into a child of the top frame's node
+    /// (the way before it, for the both-ways test).
+    #[cfg(test)]
+    no_child_ahead: bool,
     /// An exception came between a call or return event and its
     /// instruction's report: the next instruction is not at its target.
     pending_faulted: bool,
@@ -508,6 +512,8 @@ impl Profiler {
             hot_attr: NONE,
             last_attr: 0,
             ahead_from: NONE,
+            #[cfg(test)]
+            no_child_ahead: false,
             pending_faulted: false,
             entry_to_interrupted: false,
             cur_leaf: 0,
@@ -556,6 +562,15 @@ impl Profiler {
             }
         }
         self.child_miss(parent, attr, slot)
+    }
+
+    /// [`Profiler::child`] when the cache has it (no walk, no new node, no
+    /// change to the cache).
+    #[inline(always)]
+    fn child_cached(&self, parent: u32, attr: u32) -> Option<u32> {
+        let hit = self.child_cache.0[ChildCache::slot(parent, attr)];
+        let n = self.nodes.get(hit as usize)?;
+        (n.parent == parent && n.attr == attr).then_some(hit)
     }
 
     /// [`Profiler::child`] when the cache misses: walk, and remember.
@@ -728,35 +743,60 @@ impl Profiler {
 
     /// After a call or return (its stack change applied, `acc` flushed):
     /// make now the switch to `a` that the next instruction, the one at
-    /// `target` (of attribution id `a`), would make, when it would change
-    /// nothing but `cur_attr` and `last_attr`: its call-tree leaf is
-    /// already `cur_leaf` (the top stack frame's node is `a`'s) and the
-    /// wait / loop-start state machine would not move (its transitions
-    /// read the clock at that instruction, so they stay with it). The next
+    /// the event's target (of attribution id `a`), would make, when the wait
+    /// / loop-start state machine would not move (its transitions read the
+    /// clock at that instruction, so they stay with it: `ahead_moves`) and
+    /// its call-tree leaf (`leaf_for(a)`) is known without creating a node:
+    /// after a call, the callee's frame node just pushed; after a return,
+    /// the top stack frame's node when that is `a`'s, else its child for
+    /// `a` when the child cache has it (a return to a local label of the
+    /// caller, with `--keep-labels`: `ret_ahead_child`). The next
     /// instruction then takes the hot path. Until it has run, the last
     /// instruction executed is still the call's or return's
     /// ([`Profiler::last_attr`] tells by `acc`, 0 until an instruction
-    /// adds to it); an exception before it switches anyway. Otherwise (or when an exception came
-    /// between the event and its instruction's report, `faulted`: the next
-    /// instruction is the handler's) the switch waits for the instruction
-    /// (`cur_attr` is `NONE`).
+    /// adds to it), and an exception taken before it finds the leaf that
+    /// was (the top stack frame's node, `exception`) and switches anyway.
+    /// Otherwise (or when an exception came between the event and its
+    /// instruction's report, `faulted`: the next instruction is the
+    /// handler's) the switch waits for the instruction (`cur_attr` is
+    /// `NONE`).
     #[inline(always)]
-    fn switch_ahead(&mut self, a: u32, faulted: bool) {
-        let top = self.stack.top().map_or(0, |f| f.data);
-        let same_leaf = top != 0 && top == self.cur_leaf && self.nodes[top as usize].attr == a;
-        let moves = self.exc_depth == 0 && {
-            let idle = self.attr.is_idle(a);
-            (idle && !self.in_wait) || (!idle && self.in_wait && self.idle_calls == 0)
-        };
-        if faulted || !same_leaf || moves {
-            self.cur_attr = NONE;
-            return;
-        }
+    fn switch_ahead_to(&mut self, a: u32, leaf: u32) {
         // `acc` was just flushed: no ahead switch is pending.
         debug_assert!(self.acc == 0 && self.ahead_from == NONE);
         self.ahead_from = self.last_attr;
         self.cur_attr = a;
         self.last_attr = a;
+        self.cur_leaf = leaf;
+    }
+
+    /// Whether the switch to `a` would move the wait / loop-start state
+    /// machine (see `switch`).
+    #[inline(always)]
+    fn ahead_moves(&self, a: u32) -> bool {
+        self.exc_depth == 0 && {
+            let idle = self.attr.is_idle(a);
+            (idle && !self.in_wait) || (!idle && self.in_wait && self.idle_calls == 0)
+        }
+    }
+
+    /// A return's switch made ahead to `a` when the top stack frame's node
+    /// (`top`, also `cur_leaf`) is not `a`'s: `leaf_for(a)` is then its
+    /// child for `a`, taken only from the child cache (a miss would create
+    /// the node or change the cache here rather than at the instruction).
+    /// Out of line: calls never come here.
+    #[cold]
+    #[inline(never)]
+    fn ret_ahead_child(&mut self, top: u32, a: u32) -> bool {
+        #[cfg(test)]
+        if self.no_child_ahead {
+            return false;
+        }
+        let Some(n) = self.child_cached(top, a) else {
+            return false;
+        };
+        self.switch_ahead_to(a, n);
+        true
     }
 
     #[inline]
@@ -797,9 +837,13 @@ impl Profiler {
                 self.stack.push_call(sp, node);
                 self.cur_leaf = node;
                 // The next instruction (the callee's) finds its frame node
-                // and runs the wait / loop-start state machine, unless that
-                // can be done now.
-                self.switch_ahead(ta, faulted);
+                // (`node`, which is `ta`'s) and runs the wait / loop-start
+                // state machine, unless that can be done now.
+                if faulted || self.ahead_moves(ta) {
+                    self.cur_attr = NONE;
+                } else {
+                    self.switch_ahead_to(ta, node);
+                }
             }
             Pending::Ret { from, target, sp } => {
                 self.flush_acc();
@@ -816,10 +860,17 @@ impl Profiler {
                 }
                 // Until the next instruction refines it, time (an interrupt
                 // taken at once) goes under the caller's frame.
-                self.cur_leaf = self.stack.top().map_or(0, |f| f.data);
+                let top = self.stack.top().map_or(0, |f| f.data);
+                self.cur_leaf = top;
                 // The next instruction recomputes its leaf, unless that can
                 // be done now.
-                self.switch_ahead(a, faulted);
+                if faulted || self.ahead_moves(a) {
+                    self.cur_attr = NONE;
+                } else if top != 0 && self.nodes[top as usize].attr == a {
+                    self.switch_ahead_to(a, top);
+                } else if !self.ret_ahead_child(top, a) {
+                    self.cur_attr = NONE;
+                }
             }
         }
     }
@@ -1119,6 +1170,9 @@ impl MdObserver for Profiler {
             && pcs.iter().all(|&pc| self.attr.id(pc) == self.cur_attr)
     }
 
+    // Inlined into the bus's idle-poll skip (about 100 reports a frame on
+    // an idling game; its arrays then stay in registers).
+    #[inline]
     fn poll_passes(
         &mut self,
         pcs: &[u32; 3],
@@ -1167,6 +1221,12 @@ impl MdObserver for Profiler {
             self.pending_faulted = true;
         }
         let h = self.attr.id(handler);
+        if self.ahead_from != NONE && self.acc == 0 {
+            // A switch made ahead whose instruction has not run: the leaf
+            // is the one before it, the top stack frame's node
+            // (`switch_ahead_to`; no stack change since).
+            self.cur_leaf = self.stack.top().map_or(0, |f| f.data);
+        }
         if self.entry_to_interrupted {
             // Entry time goes to the function of the last instruction that
             // ran (the previous PC, also when that was the wait's `rts`)
@@ -1417,6 +1477,75 @@ mod tests {
             inc,
             m68k_to_mclk(8 + 18 + 30 + 16 + 10 + 44 + 12 + 20 + 10 + 16)
         );
+    }
+
+    /// The switch made ahead into a label of the caller after a return
+    /// (`ret_ahead_child`) against the switch at the
+    /// return target's instruction: the same times per function and per
+    /// call-tree node, the same calls and tree, with interrupts taken
+    /// right after the return (before the target's instruction) and not,
+    /// both ways of charging exception entry.
+    #[test]
+    fn return_to_a_label_switched_ahead_or_not_charges_the_same() {
+        for interrupted in [false, true] {
+            let run = |no_child_ahead: bool| {
+                let mut p = profiler();
+                p.no_child_ahead = no_child_ahead;
+                if interrupted {
+                    p.set_entry_charge(crate::EntryCharge::Interrupted);
+                }
+                let c = Clock::default();
+                let mut ahead = 0;
+                for round in 0..6u32 {
+                    p.instruction(0x200, cost(10), &c); // game
+                    p.call(0x202, 0x400, 0x206, 0xFFF0);
+                    p.instruction(0x202, cost(18), &c); // jsr helper
+                    p.instruction(0x400, cost(30 + round), &c);
+                    // helper returns into game's label .lab
+                    p.ret(0x402, 0x220, 0xFFF4);
+                    p.instruction(0x402, cost(16), &c);
+                    if p.cur_attr != NONE {
+                        ahead += 1;
+                    }
+                    if round % 2 == 1 {
+                        // An interrupt before the label's first instruction.
+                        p.exception(
+                            ExceptionKind::Interrupt(6),
+                            30,
+                            0x500,
+                            m68k_to_mclk32(44),
+                            &c,
+                        );
+                        p.instruction(0x500, cost(12), &c);
+                        p.ret(0x502, 0x220, 0xFFF4);
+                        p.instruction(0x502, cost(20), &c);
+                    }
+                    p.instruction(0x220, cost(4 + round), &c); // .lab
+                    p.instruction(0x222, cost(6), &c);
+                    if round == 2 {
+                        p.frame_done_at(&info(0), 0, Vec::new(), 0, Some(0x222));
+                    }
+                }
+                p.frame_done_at(&info(1), 0, Vec::new(), 0, Some(0x222));
+                let (nodes, calls) = p.counted_tree();
+                let tree: Vec<(Vec<u32>, u64)> = (0..p.node_count())
+                    .map(|n| (p.node_path(n as u32), nodes[n]))
+                    .collect();
+                let frames: Vec<_> = p
+                    .frames
+                    .iter()
+                    .map(|f| (f.busy_mclk, f.idle_mclk, f.top.clone()))
+                    .collect();
+                (p.mclk.clone(), calls, tree, frames, ahead)
+            };
+            let (fast, slow) = (run(false), run(true));
+            assert_eq!(fast.0, slow.0, "per-function time");
+            assert_eq!(fast.1, slow.1, "calls");
+            assert_eq!(fast.2, slow.2, "call tree");
+            assert_eq!(fast.3, slow.3, "frames");
+            assert_eq!(slow.4, 0);
+            assert!(fast.4 >= 5, "the returns to .lab were switched ahead");
+        }
     }
 
     #[test]

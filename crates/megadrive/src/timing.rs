@@ -219,6 +219,20 @@ impl FrameGeometry {
         self.lines as u64 * MCLK_PER_LINE
     }
 
+    /// The line that the frame's line start number `idx` begins (0: the
+    /// first VBlank line, `active`; `idx < lines`): `(active + idx) %
+    /// lines`, without a division (`active < lines`: one wrap at most).
+    #[inline]
+    pub fn line_of_start(&self, idx: u16) -> u16 {
+        debug_assert!(idx < self.lines && self.active < self.lines);
+        let l = self.active + idx;
+        if l >= self.lines {
+            l - self.lines
+        } else {
+            l
+        }
+    }
+
     /// VINT offset into the first VBlank line.
     pub fn vint_offset(&self) -> u64 {
         if self.h40 {

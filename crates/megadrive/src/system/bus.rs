@@ -13,7 +13,8 @@ use crate::io::Io;
 use crate::observer::{Clock, DmaEvent, InstrCost, MdObserver, VdpPort};
 use crate::render::{Image, Renderer};
 use crate::timing::{
-    mclk_to_m68k_ceil, DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, Z80_AREA_WAIT_CYCLES,
+    mclk_to_m68k_ceil, DmaBandwidth, Refresh, M68K_DIVIDER, MCLK_PER_LINE, REFRESH_INTERVAL_CYCLES,
+    REFRESH_PENALTY_CYCLES, Z80_AREA_WAIT_CYCLES,
 };
 use crate::vdp::{ControlAction, DmaKind, DmaTarget, Vdp};
 use crate::z80::Z80Sys;
@@ -63,6 +64,9 @@ pub(crate) struct Hw {
     pub(super) poll_lines: bool,
     /// Line events it ran so (for tests).
     pub(super) poll_lines_crossed: u64,
+    /// The slow boundary may take a refresh penalty alone on its short path
+    /// (`Bus68k::boundary_work`; off only for the both-ways test).
+    pub(super) quick_refresh: bool,
     pub(super) renderer: Renderer,
     /// Second renderer for the odd rows of an interlace mode 2 picture
     /// (each field keeps its own previous-line sprite state).
@@ -321,9 +325,38 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         }
     }
 
-    /// The boundary's slow path: line events, DRAM refresh, Z80 stall.
+    /// The boundary's slow path: line events, DRAM refresh, Z80 stall. Its
+    /// common case, a refresh penalty alone (no line event due, no Z80
+    /// stall to charge; about two thirds of the slow boundaries on the
+    /// shared ROMs), is taken here without a stack frame; the rest, and the
+    /// same case with `quick_refresh` off, is `boundary_full`, which does
+    /// exactly the same for it.
     #[inline(never)]
     fn boundary_work(&mut self, now: u64) -> Boundary {
+        let hw = &mut *self.hw;
+        if now < hw.next_event_cycle()
+            && hw.z80.m68k_stall == 0
+            && now >= hw.refresh.due
+            && hw.quick_refresh
+        {
+            // `boundary_full` with no event due and no stall: the penalty
+            // (`Refresh::at_boundary`), its charge, `check_at` (no stall:
+            // the event or the next refresh), the boundary's extra.
+            hw.refresh.due = now + REFRESH_INTERVAL_CYCLES;
+            hw.seam.charge(|p| &mut p.refresh, REFRESH_PENALTY_CYCLES);
+            hw.check_at = hw.next_event_cycle().min(hw.refresh.due);
+            hw.boundary_extra = (now, REFRESH_PENALTY_CYCLES as u64);
+            return Boundary {
+                extra: REFRESH_PENALTY_CYCLES,
+                ipl: hw.ipl,
+            };
+        }
+        self.boundary_full(now)
+    }
+
+    /// [`Bus68k::boundary_work`], all of it.
+    #[inline(never)]
+    fn boundary_full(&mut self, now: u64) -> Boundary {
         // `mclk(now) >= next_event`, in CPU cycles (`Hw::next_event_cycle`).
         if now >= self.hw.next_event_cycle() {
             let m = self.hw.mclk(now);
@@ -598,9 +631,11 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
 impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// `Bus::poll_skip` up to the next line event: the whole passes before
     /// the pass in which it (or `limit`) falls, with the bus's state
-    /// updated as their boundaries would have; and whether it stopped
-    /// because of the event.
-    fn poll_segment(&mut self, p: &PollPass, now: u64, limit: u64) -> (PollSkip, bool) {
+    /// updated as their boundaries would have; whether it stopped because
+    /// of the event; and whether it found the status read repeating in the
+    /// line before the event (`status_read_repeats`, whose answer depends on
+    /// the line alone while the passes change nothing it reads).
+    fn poll_segment(&mut self, p: &PollPass, now: u64, limit: u64) -> (PollSkip, bool, bool) {
         let mut s = PollSkip::none(now);
         // Only VBlank-flag polls of the status port (SGDK's VDP_waitVBlank):
         // bit 3 of the word, or of the odd (low) byte.
@@ -610,7 +645,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             || (p.size == 1 && a & 1 == 0)
             || self.hw.z80.m68k_stall != 0
         {
-            return (s, false);
+            return (s, false, false);
         }
         // The reads and the flag stay as they are until the next line event
         // (every line start and VINT are events), and boundaries before it
@@ -620,7 +655,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         if event <= now + p.read_offset {
             // The first pass reads after the event (its boundary is the
             // MOVE's end or later).
-            return (s, true);
+            return (s, true, false);
         }
         if self
             .hw
@@ -628,7 +663,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             .status_read_repeats(&self.hw.clock, self.hw.mclk(now + p.read_offset))
             != Some(p.continue_if)
         {
-            return (s, false);
+            return (s, false, false);
         }
         let mut refresh = self.hw.refresh;
         let mut last_boundary = now;
@@ -679,7 +714,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
             self.hw.counters.vdp_reads += s.passes;
             self.hw.clock.cpu_cycles = last_boundary;
         }
-        (s, at_event)
+        (s, at_event, true)
     }
 
     /// Whether the pass starting at `start`, in whose boundaries the next
@@ -689,7 +724,10 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// other than the frame's first (which schedules VINT and raises the
     /// VBlank flag) and not VINT, and it and the next line start change no
     /// interrupt level and run no fill (`Vdp::line_start_is_quiet`); the
-    /// pass's read repeats (it may fall after the event); and the pass ends
+    /// pass's read repeats (it may fall after the event; before it, in the
+    /// line `poll_segment` found it repeating in (`checked`), it does, as
+    /// nothing `status_read_repeats` reads but the line has changed since);
+    /// and the pass ends
     /// well before `limit`. Its boundaries charge the refresh and the Z80's
     /// stall from its catch-up to the event: the Z80 was caught up at the
     /// previous line event, at most a line earlier, and each of its
@@ -700,7 +738,7 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
     /// the pass's last boundaries past the next line start (hence the
     /// second quiet line start), never two, nor within two lines of
     /// `limit`.
-    fn poll_cross_ok(&self, p: &PollPass, start: u64, limit: u64) -> bool {
+    fn poll_cross_ok(&self, p: &PollPass, start: u64, limit: u64, checked: bool) -> bool {
         let hw = &*self.hw;
         let idx = hw.next_line;
         if !hw.poll_lines
@@ -711,13 +749,11 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         {
             return false;
         }
-        let geom = hw.clock.geom;
-        let line = (geom.active + idx) % geom.lines;
+        let line = hw.clock.geom.line_of_start(idx);
+        let read = start + p.read_offset;
         hw.vdp.line_start_is_quiet(&hw.clock, line)
-            && hw
-                .vdp
-                .status_read_repeats(&hw.clock, hw.mclk(start + p.read_offset))
-                == Some(p.continue_if)
+            && ((checked && read < hw.next_event_cycle())
+                || hw.vdp.status_read_repeats(&hw.clock, hw.mclk(read)) == Some(p.continue_if))
     }
 
     /// Run the pass starting at `start` in place (`poll_cross_ok` said
@@ -733,9 +769,16 @@ impl<O: MdObserver + ?Sized> Bus68k<'_, O> {
         let mut t = start;
         for (&pc, &c) in p.pcs.iter().zip(&p.cycles) {
             let b = t + c;
-            let x = Bus::boundary(self, b).extra as u64;
-            retroprof_m68k::Observer::instruction(self, pc, (c + x) as u32);
-            t = b + x;
+            // As the core's boundary: the quick one and its report when it
+            // has nothing to do, else `Bus::boundary` and the full report.
+            if Bus::boundary_quick(self, b).is_some() {
+                retroprof_m68k::Observer::instruction_quick(self, pc, c as u32, b);
+                t = b;
+            } else {
+                let x = Bus::boundary(self, b).extra as u64;
+                retroprof_m68k::Observer::instruction(self, pc, (c + x) as u32);
+                t = b + x;
+            }
         }
         debug_assert_eq!(self.hw.ipl, ipl, "a quiet line event");
         debug_assert_eq!(self.hw.z80.m68k_stall, 0);
@@ -859,6 +902,8 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         if now >= self.hw.check_at {
             return None;
         }
+        // The VDP's level (`Vdp::ipl`: 0, 4 or 6), within the 0-7 the core
+        // takes unmasked from here.
         Some(self.hw.ipl)
     }
 
@@ -928,8 +973,8 @@ impl<O: MdObserver + ?Sized> Bus for Bus68k<'_, O> {
         // are reported here, in order; the core reports the last.
         let mut cur = now;
         loop {
-            let (seg, at_event) = self.poll_segment(p, cur, limit);
-            if !at_event || !self.poll_cross_ok(p, seg.end, limit) {
+            let (seg, at_event, checked) = self.poll_segment(p, cur, limit);
+            if !at_event || !self.poll_cross_ok(p, seg.end, limit, checked) {
                 return seg;
             }
             if seg.passes != 0 {

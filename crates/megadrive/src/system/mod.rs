@@ -204,6 +204,7 @@ impl System {
             check_at: 0,
             poll_lines: true,
             poll_lines_crossed: 0,
+            quick_refresh: true,
             renderer: Renderer::new(),
             renderer_odd: Renderer::new(),
             shot: None,

@@ -74,7 +74,8 @@ impl Hw {
                     self.z80.irq = false;
                 }
                 let geom = self.clock.geom;
-                let line = (geom.active + idx) % geom.lines;
+                // A line event is set only for `next_line < lines`.
+                let line = geom.line_of_start(idx);
                 self.vdp.line_start(&self.clock, line);
                 self.ipl = self.vdp.ipl();
                 if idx == 0 {

@@ -47,6 +47,12 @@ pub fn set_poll_lines(sys: &mut System, on: bool) {
     sys.hw.poll_lines = on;
 }
 
+/// Let the slow boundary take a refresh penalty alone on its short path
+/// (the default) or through the whole boundary (the path it must match).
+pub fn set_quick_refresh(sys: &mut System, on: bool) {
+    sys.hw.quick_refresh = on;
+}
+
 /// Line events the idle-poll skip ran in place since power-on.
 pub fn poll_lines_crossed(sys: &System) -> u64 {
     sys.hw.poll_lines_crossed

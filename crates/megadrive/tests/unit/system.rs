@@ -802,6 +802,41 @@ fn poll_skip_across_lines_matches_stopping_at_each() {
     both_ways("fullload", &fl, "", 200, true);
 }
 
+/// A refresh penalty alone at a slow boundary (no line event due, no Z80
+/// stall) on `Bus68k::boundary_work`'s short path, against the whole
+/// boundary: every report (costs and clock) and the state after every frame
+/// the same, on castlecat2 (400 frames, the reference input: its Z80 stalls
+/// the 68000 at line events) and fullload (200 frames).
+#[test]
+fn quick_refresh_boundary_matches_the_whole_boundary() {
+    let shared = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared"));
+    let testroms = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../testroms/out"));
+    let script =
+        "60-600:R,200-210:C,300-305:S,600-605:S,700-1199:R,900-910:C,1000-1010:C,1100-1110:C";
+    for (path, script, frames) in [
+        (shared.join("roms/castlecat2/rom.bin"), script, 400),
+        (testroms.join("fullload/rom.bin"), "", 200),
+    ] {
+        let rom = Rom::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let specs: &[&str] = if script.is_empty() { &[] } else { &[script] };
+        let input = InputScript::parse(specs).expect("input");
+        let run = |on: bool| {
+            let mut sys = System::new(&rom, Config::default());
+            test_support::set_quick_refresh(&mut sys, on);
+            frames_heard_on(&mut sys, &input, frames)
+        };
+        let (slow, fast) = (run(false), run(true));
+        if let Some(f) = (0..slow.len()).find(|&f| slow[f] != fast[f]) {
+            panic!(
+                "{}: first difference at frame {f}: {} vs {}",
+                path.display(),
+                slow[f],
+                fast[f]
+            );
+        }
+    }
+}
+
 /// Long work-RAM accesses are one bus call when both words are in one
 /// 64 KB mirror of work RAM (`Bus::read_long_plain`,
 /// `Bus::write_long_plain`) and two word accesses otherwise: at a mirror's
