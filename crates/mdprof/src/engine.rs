@@ -257,9 +257,20 @@ impl Attribution {
             let mut tab = Vec::with_capacity(n);
             match fast.then(|| index_slices(index, start, n)).flatten() {
                 Some((ids, inline)) => {
+                    // A run of one key takes its id from the run's first
+                    // address (what `id_of` would give again: its map).
+                    let mut run: Option<((u32, u32), u32)> = None;
                     for (i, &fid) in ids.iter().enumerate() {
-                        let ctx = inline.get(i).copied().unwrap_or(0);
-                        tab.push(id_of((fid, ctx), attrs, idle_v));
+                        let key = (fid, inline.get(i).copied().unwrap_or(0));
+                        let id = match run {
+                            Some((k, id)) if k == key => id,
+                            _ => {
+                                let id = id_of(key, attrs, idle_v);
+                                run = Some((key, id));
+                                id
+                            }
+                        };
+                        tab.push(id);
                     }
                 }
                 None => {
