@@ -118,6 +118,45 @@ pub struct Attribution {
     rom_bytes: Vec<u8>,
 }
 
+/// The index's function-id and inline-context slices for the `n`
+/// addresses `start`, `start + 2`, ..., when one range answers all of them
+/// with consecutive entries: what [`FunctionIndex::lookup`] and
+/// [`FunctionIndex::inline_at`] give there (they take the first range
+/// holding an address, so no earlier range may touch the span; the
+/// inline slice may be shorter, even empty: missing entries are 0). `None`
+/// otherwise (then ask address by address).
+fn index_slices(index: &FunctionIndex, start: u64, n: usize) -> Option<(&[u32], &[u32])> {
+    if n == 0 || index.shift() != 1 {
+        return None;
+    }
+    let end = start + 2 * n as u64; // exclusive
+    let ranges = index.ranges();
+    for (k, r) in ranges.iter().enumerate() {
+        let off = start.wrapping_sub(r.base);
+        if off >= r.len {
+            continue;
+        }
+        // `r` is the first range holding `start`; it must hold the whole
+        // span, and no earlier range any of it.
+        if off % 2 != 0 || end - r.base > r.len {
+            return None;
+        }
+        if ranges[..k]
+            .iter()
+            .any(|q| q.base < end && start < q.base.saturating_add(q.len))
+        {
+            return None;
+        }
+        let first = (off >> 1) as usize;
+        let ids = r.ids.get(first..first + n)?;
+        let inline = r
+            .inline
+            .get(first.min(r.inline.len())..(first + n).min(r.inline.len()))?;
+        return Some((ids, inline));
+    }
+    None
+}
+
 impl Attribution {
     /// Build from the function index (DWARF inline contexts included when
     /// it has them). `idle` names physical functions (names, aliases, or
@@ -125,6 +164,26 @@ impl Attribution {
     /// them, inlined code included, is idle. Returns the table and the idle
     /// functions found.
     pub fn build(index: &FunctionIndex, rom: &[u8], idle: &[String]) -> (Attribution, Vec<String>) {
+        Self::build_with(index, rom, idle, true)
+    }
+
+    /// [`Attribution::build`] asking `index.lookup` / `index.inline_at` at
+    /// every address (the reference the fast path is tested against).
+    #[doc(hidden)]
+    pub fn build_reference(
+        index: &FunctionIndex,
+        rom: &[u8],
+        idle: &[String],
+    ) -> (Attribution, Vec<String>) {
+        Self::build_with(index, rom, idle, false)
+    }
+
+    fn build_with(
+        index: &FunctionIndex,
+        rom: &[u8],
+        idle: &[String],
+        fast: bool,
+    ) -> (Attribution, Vec<String>) {
         let funcs = index.functions();
         let mut idle_fn = vec![false; funcs.len()];
         let mut found = Vec::new();
@@ -183,26 +242,50 @@ impl Attribution {
         // context): the last pair's id answers them without the map (the
         // ids are the map's either way).
         let mut last: Option<((u32, u32), u32)> = None;
-        let mut id_at = |a: u64, attrs: &mut Vec<AttrInfo>, idle_v: &mut Vec<bool>| -> u32 {
-            let key = (index.lookup(a), index.inline_at(a));
-            match last {
+        let mut id_of =
+            |key: (u32, u32), attrs: &mut Vec<AttrInfo>, idle_v: &mut Vec<bool>| match last {
                 Some((k, id)) if k == key => id,
                 _ => {
                     let id = get(key.0, key.1, attrs, idle_v);
                     last = Some((key, id));
                     id
                 }
+            };
+        // One table: the ids of `n` addresses `start`, `start + 2`, ... in
+        // ascending order (the order the map hands out ids in).
+        let mut fill = |start: u64, n: usize, attrs: &mut Vec<AttrInfo>, idle_v: &mut Vec<bool>| {
+            let mut tab = Vec::with_capacity(n);
+            match fast.then(|| index_slices(index, start, n)).flatten() {
+                Some((ids, inline)) => {
+                    // A run of one key takes its id from the run's first
+                    // address (what `id_of` would give again: its map).
+                    let mut run: Option<((u32, u32), u32)> = None;
+                    for (i, &fid) in ids.iter().enumerate() {
+                        let key = (fid, inline.get(i).copied().unwrap_or(0));
+                        let id = match run {
+                            Some((k, id)) if k == key => id,
+                            _ => {
+                                let id = id_of(key, attrs, idle_v);
+                                run = Some((key, id));
+                                id
+                            }
+                        };
+                        tab.push(id);
+                    }
+                }
+                None => {
+                    for i in 0..n as u64 {
+                        let a = start + 2 * i;
+                        let key = (index.lookup(a), index.inline_at(a));
+                        tab.push(id_of(key, attrs, idle_v));
+                    }
+                }
             }
+            tab
         };
         let rom_len = rom.len().min(0x40_0000) as u32;
-        let mut rom_tab = Vec::with_capacity(rom_len.div_ceil(2) as usize);
-        for i in 0..rom_len.div_ceil(2) {
-            rom_tab.push(id_at((i * 2) as u64, &mut attrs, &mut idle_v));
-        }
-        let mut ram_tab = Vec::with_capacity(0x8000);
-        for i in 0..0x8000u32 {
-            ram_tab.push(id_at((RAM_BASE + i * 2) as u64, &mut attrs, &mut idle_v));
-        }
+        let rom_tab = fill(0, rom_len.div_ceil(2) as usize, &mut attrs, &mut idle_v);
+        let ram_tab = fill(RAM_BASE as u64, 0x8000, &mut attrs, &mut idle_v);
         (
             Attribution {
                 rom: rom_tab,

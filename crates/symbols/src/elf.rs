@@ -23,6 +23,11 @@ type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
 pub struct DebugInfo {
     ctx: addr2line::Context<Reader>,
     path: String,
+    /// Every `DW_TAG_inlined_subroutine`'s address ranges, sorted and
+    /// merged: a superset of the ranges addr2line's inline look-up uses, so
+    /// an address outside all of them has no inlined frame (None: not read,
+    /// every address may have one).
+    inline_ranges: Option<Vec<(u64, u64)>>,
 }
 
 impl std::fmt::Debug for DebugInfo {
@@ -73,6 +78,31 @@ impl DebugInfo {
                 line: l.line.filter(|&n| n > 0),
             })
         }))
+    }
+
+    /// Can `addr` lie in an inlined function? `false` means
+    /// [`DebugInfo::frames`] gives at most one frame there (no
+    /// `DW_TAG_inlined_subroutine` covers it); `true` means ask.
+    pub fn may_be_inlined(&self, addr: u64) -> bool {
+        match &self.inline_ranges {
+            None => true,
+            Some(r) => {
+                let i = r.partition_point(|&(_, end)| end <= addr);
+                i < r.len() && r[i].0 <= addr
+            }
+        }
+    }
+
+    /// The merged inlined-subroutine ranges (see [`DebugInfo::may_be_inlined`]).
+    pub(crate) fn inline_ranges(&self) -> Option<&[(u64, u64)]> {
+        self.inline_ranges.as_deref()
+    }
+
+    /// Forget the inlined-subroutine ranges: every address is asked (the
+    /// slow way, for tests that compare both).
+    #[doc(hidden)]
+    pub fn forget_inline_ranges(&mut self) {
+        self.inline_ranges = None;
     }
 
     /// The ELF file this debug information was read from.
@@ -283,6 +313,7 @@ fn load_dwarf(
         path: path.to_string(),
         msg: e.to_string(),
     })?;
+    let inline_ranges = inlined_subroutine_ranges(&dwarf).ok();
     let ctx = addr2line::Context::from_dwarf(dwarf).map_err(|e| Error::Dwarf {
         path: path.to_string(),
         msg: e.to_string(),
@@ -290,5 +321,44 @@ fn load_dwarf(
     Ok(Some(DebugInfo {
         ctx,
         path: path.to_string(),
+        inline_ranges,
     }))
+}
+
+/// The address ranges of every `DW_TAG_inlined_subroutine` of every unit
+/// (wherever it is nested), sorted and merged (empty ranges left out: an
+/// empty range covers no address). addr2line's inlined functions are
+/// these DIEs, their ranges read from the same attributes (low_pc with
+/// high_pc or a size, or DW_AT_ranges), so the result covers every address
+/// where it can find an inlined frame. Any read error: `Err` (then no
+/// address is filtered out).
+fn inlined_subroutine_ranges(
+    dwarf: &gimli::Dwarf<Reader>,
+) -> Result<Vec<(u64, u64)>, gimli::Error> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    let mut units = dwarf.units();
+    while let Some(header) = units.next()? {
+        let unit = dwarf.unit(header)?;
+        let mut entries = unit.entries();
+        while let Some((_, entry)) = entries.next_dfs()? {
+            if entry.tag() != gimli::DW_TAG_inlined_subroutine {
+                continue;
+            }
+            let mut ranges = dwarf.die_ranges(&unit, entry)?;
+            while let Some(r) = ranges.next()? {
+                if r.begin < r.end {
+                    out.push((r.begin, r.end));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(out.len());
+    for (b, e) in out {
+        match merged.last_mut() {
+            Some(last) if b <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((b, e)),
+        }
+    }
+    Ok(merged)
 }

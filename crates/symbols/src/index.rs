@@ -422,6 +422,14 @@ impl FunctionIndex {
     fn resolve_inlines(&mut self, debug: &DebugInfo, mask: u64) {
         let mut chain_ids: BTreeMap<Vec<InlineFrame>, u32> = BTreeMap::new();
         let shift = self.shift;
+        // Addresses no inlined subroutine covers have at most one frame
+        // (the `frames.len() < 2` skip below): not asked. The ranges are
+        // sorted and disjoint; `cursor` follows the (ascending) masked
+        // address and restarts when it falls back (a new index range, or
+        // the mask wrapping).
+        let inline_ranges = debug.inline_ranges();
+        let mut cursor = 0usize;
+        let mut last = 0u64;
         for r in 0..self.ranges.len() {
             let n = self.ranges[r].ids.len();
             let mut inline = vec![0u32; n];
@@ -437,7 +445,20 @@ impl FunctionIndex {
                 let addr = self.ranges[r].base + ((e as u64) << shift);
                 // DWARF addresses are the ELF's (unmasked) ones; for the
                 // 68000, code in ROM is at the same address either way.
-                let frames = debug.frames(addr & mask);
+                let probe = addr & mask;
+                if let Some(ir) = inline_ranges {
+                    if probe < last {
+                        cursor = 0;
+                    }
+                    last = probe;
+                    while cursor < ir.len() && ir[cursor].1 <= probe {
+                        cursor += 1;
+                    }
+                    if cursor == ir.len() || ir[cursor].0 > probe {
+                        continue;
+                    }
+                }
+                let frames = debug.frames(probe);
                 if frames.len() < 2 {
                     continue;
                 }
