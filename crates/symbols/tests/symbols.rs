@@ -369,3 +369,59 @@ fn damaged_elf_never_panics() {
     let e = Symbols::parse_elf(path, b"not an elf").unwrap_err();
     assert!(e.to_string().contains("no \\x7fELF magic"), "{e}");
 }
+
+// The inline-context table built with the inlined-subroutine filter
+// (addresses no `DW_TAG_inlined_subroutine` covers are not asked) equals
+// the one built by asking addr2line at every address, whole, on the ELFs
+// of the shared example ROMs, the known-costs test ROM and the test ELF
+// here.
+
+/// Compares the two tables of the ELF at `path`; a missing file fails
+/// the test (the shared ROMs are read from `../shared`, never skipped).
+fn check_inline_filter(path: &Path) {
+    assert!(
+        path.exists(),
+        "{}: missing (this test reads the shared ROMs and the test ROMs from there)",
+        path.display()
+    );
+    let fast = Symbols::load(path).unwrap();
+    let mut slow = Symbols::load(path).unwrap();
+    slow.debug.as_mut().expect("DWARF").forget_inline_ranges();
+    let a = fast.build_index(&md_index(0x40_0000)).unwrap();
+    let b = slow.build_index(&md_index(0x40_0000)).unwrap();
+    assert_eq!(
+        a.inline_chain_count(),
+        b.inline_chain_count(),
+        "{}",
+        path.display()
+    );
+    for id in 0..a.inline_chain_count() as u32 {
+        assert_eq!(
+            a.inline_chain(id),
+            b.inline_chain(id),
+            "{} chain {id}",
+            path.display()
+        );
+    }
+    assert_eq!(a.ranges().len(), b.ranges().len());
+    for (x, y) in a.ranges().iter().zip(b.ranges()) {
+        assert_eq!(x.ids, y.ids);
+        assert_eq!(x.inline, y.inline, "{} range {}", path.display(), x.name);
+    }
+    eprintln!(
+        "{}: {} inline chains, the same",
+        path.display(),
+        a.inline_chain_count()
+    );
+}
+
+#[test]
+fn filtered_inline_table_is_the_full_one() {
+    check_inline_filter(&data("inline.elf"));
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    check_inline_filter(&root.join("../../testroms/out/knowncosts/rom.elf"));
+    let shared = shared_roms();
+    for rom in ["castlecat2", "vnmd", "platformer"] {
+        check_inline_filter(&shared.join(rom).join("rom.out"));
+    }
+}
