@@ -66,11 +66,12 @@ if [ "$check" = yes ]; then
     while read -r name; do
         grep -qxF "$name" "$log.syms" || { echo "  not in this build: $name"; absent=$((absent + 1)); }
     done < <(sed -n 's/^key: *//p' pgo/profile.txt)
+    keys=$(grep -c '^key:' pgo/profile.txt || true)
     echo "pgo profile: $changed functions changed since it was made ($changed_hot in the emulator or the profiler),"
     echo "  $(wc -l <"$log.missing") compiled functions not in it (never run in training, or new),"
-    echo "  $absent of its $(grep -c '^key:' pgo/profile.txt) key functions not in this build"
+    echo "  $absent of its $keys key functions not in this build"
     grep -E "$hot" "$log.changed" | head -20 | sed 's/^/  changed: /' || true
-    if ((changed_hot > 0 || absent > 0)); then
+    if ((changed_hot > 0 || absent > 0 || keys == 0)); then
         echo "make-profile: the profile is out of date: remake it with pgo/make-profile.sh and commit it" >&2
         exit 1
     fi
