@@ -29,7 +29,7 @@ check=no
 case "${1:-}" in
 "") ;;
 --check) check=yes ;;
--h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
 *) die "unknown argument $1 (try --help)" ;;
 esac
 
@@ -101,8 +101,6 @@ mkdir -p "$RAW"
 echo "== instrumented build (target-pgo-gen)"
 RETROPROF_PGO="generate:$RAW" CARGO_TARGET_DIR=target-pgo-gen cargo build --release -p retroprof
 BIN="$HERE/target-pgo-gen/release/retroprof"
-# The build itself may have left files (build scripts do not, but be sure).
-rm -f "$RAW"/*.profraw
 
 echo "== training runs"
 export LLVM_PROFILE_FILE="$RAW/%m-%p.profraw"
